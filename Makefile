@@ -1,0 +1,51 @@
+# inspectc: `make demo` runs a sample under capture; `make test` runs every check.
+# Both set up what they need first: a venv in .venv (torch 2.13 CPU from pip, then the
+# project and its dev tools) and Debian's graphviz for `dot`.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TORCH_SPEC ?= torch==2.13.0
+STAMP := $(VENV)/.installed
+OUT ?= out
+
+.PHONY: setup sysdeps demo test lint typecheck pytest bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml tui/pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check "$(TORCH_SPEC)"
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]' -e ./tui
+	touch $(STAMP)
+
+# `dot` renders SVG/PNG; the Python graphviz package only writes DOT.
+sysdeps:
+	@command -v dot >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq graphviz >/dev/null; }
+
+demo: setup sysdeps
+	mkdir -p $(OUT)
+	$(VENV)/bin/inspectc run -o $(OUT)/graph_breaks.inspectc samples/graph_breaks.py --size 64
+	@echo
+	@echo "Browse it:  $(VENV)/bin/inspectc tui $(OUT)/graph_breaks.inspectc"
+	@echo "JSON:       $(VENV)/bin/inspectc export $(OUT)/graph_breaks.inspectc --json"
+
+lint: setup
+	$(VENV)/bin/ruff format --check inspectc tui tests benchmarks samples
+	$(VENV)/bin/ruff check inspectc tui tests benchmarks
+
+typecheck: setup
+	$(VENV)/bin/mypy inspectc tui/inspectc_tui
+
+pytest: setup sysdeps
+	$(PY) -m pytest -q
+
+test: lint typecheck pytest
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache .mypy_cache

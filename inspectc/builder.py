@@ -1,0 +1,468 @@
+"""Structured-trace events -> report rows. The one place that knows torch's event formats.
+
+Live capture and ``inspectc import`` both feed events here (metadata dict + payload text),
+so a captured and an imported run give the same report. Every event is stored raw; the
+events this module understands also update the frame they belong to. No torch import:
+formats of several torch versions are handled by tolerant parsing, and a field a version
+lacks stays ``None``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspectc import breaks, guards, kernels
+from inspectc.model import (
+    STATUS_COMPILING,
+    STATUS_EMPTY,
+    STATUS_FAILED,
+    STATUS_GRAPH_BREAK,
+    STATUS_OK,
+    CompileMetrics,
+    Failure,
+    Frame,
+    Guard,
+    GraphBreak,
+    Kernel,
+    KernelTime,
+    Recompile,
+    StackFrame,
+)
+from inspectc.store import ReportWriter
+from inspectc.tracefile import StringTable, compile_id, event_name
+
+# Events that belong to a frame but carry nothing for the structured view (kept raw).
+_QUIET = {
+    "chromium_event",
+    "describe_source",
+    "describe_storage",
+    "describe_tensor",
+    "create_symbol",
+    "create_unbacked_symbol",
+    "guard_added_fast",
+    "guard_added",
+    "propagate_real_tensors",
+    "symbolic_shape_specialization",
+    "str",
+    "dump_file",
+    "link",
+}
+
+# Graph events: event name -> graph kind.
+_GRAPH_EVENTS = {
+    "dynamo_output_graph": "dynamo",
+    "aot_forward_graph": "aot_forward",
+    "aot_backward_graph": "aot_backward",
+    "aot_inference_graph": "aot_inference",
+    "aot_joint_graph": "aot_joint",
+    "inductor_post_grad_graph": "post_grad",
+    "artifact:inductor_post_grad_graph": "post_grad",
+    "inductor_pre_grad_graph": "pre_grad",
+    "artifact:after_pre_grad_graph": "pre_grad",
+    "artifact:fx_graph_runnable": "fx_graph_runnable",
+    "dynamo_cpp_guards_str": "guards",
+}
+
+_CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
+_CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
+_AOT_ID = re.compile(r"#\s*AOT ID:\s*\[?'?(\S*?)'?\]?\s*$", re.MULTILINE)
+
+Emit = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class _FrameState:
+    """Mutable twin of :class:`Frame` while events arrive."""
+
+    compile_id: str
+    rank: int | None
+    ordinal: int
+    function: str | None = None
+    filename: str | None = None
+    line: int | None = None
+    user_stack: tuple[StackFrame, ...] = ()
+    failure: Failure | None = None
+    finished: bool = False
+    empty: bool = False
+    restart_reasons: list[str] = field(default_factory=list)
+    cache: dict[str, str | None] = field(default_factory=dict)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    guards: tuple[Guard, ...] = ()
+    metrics: CompileMetrics = field(default_factory=CompileMetrics)
+    graph_kinds: list[str] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    region_time_us: float | None = None
+    region_calls: int | None = None
+    attempts: int = 0
+    cudagraph_skip_reason: str | None = None
+    unknown_events: int = 0
+    cache_key: str | None = None  # FX graph cache key of the graph compiled last
+
+    def freeze(self) -> Frame:
+        if self.failure is not None:
+            status = STATUS_FAILED
+        elif self.graph_breaks:
+            status = STATUS_GRAPH_BREAK
+        elif not self.finished:
+            status = STATUS_COMPILING
+        elif self.empty:
+            status = STATUS_EMPTY
+        else:
+            status = STATUS_OK
+        return Frame(
+            compile_id=self.compile_id,
+            rank=self.rank,
+            ordinal=self.ordinal,
+            function=self.function,
+            filename=self.filename,
+            line=self.line,
+            user_stack=self.user_stack,
+            status=status,
+            failure=self.failure,
+            cache=dict(self.cache),
+            graph_breaks=tuple(self.graph_breaks),
+            recompiles=tuple(self.recompiles),
+            guards=self.guards,
+            metrics=self.metrics,
+            graph_kinds=tuple(self.graph_kinds),
+            kernel_count=len(self.kernels),
+            region_time_us=self.region_time_us,
+            region_calls=self.region_calls,
+            attempts=self.attempts,
+            cudagraph_skip_reason=self.cudagraph_skip_reason,
+            unknown_events=self.unknown_events,
+        )
+
+
+class Builder:
+    """Feeds events into a :class:`ReportWriter`, keeping per-frame state in memory."""
+
+    def __init__(
+        self,
+        writer: ReportWriter,
+        *,
+        rank: int | None = None,
+        on_frame: Callable[[Frame], None] | None = None,
+    ) -> None:
+        self.writer = writer
+        self.rank = rank
+        self.strings = StringTable()
+        self.frames: dict[tuple[int | None, str], _FrameState] = {}
+        self.torch_version: str | None = None
+        self.event_count = 0
+        self._on_frame = on_frame
+
+    # -- entry point -------------------------------------------------------------------
+    def feed(self, metadata: dict[str, Any], payload: str | None, ts: float | None = None) -> None:
+        name = event_name(metadata)
+        if name == "str":
+            self.strings.add(metadata)
+        cid = compile_id(metadata)
+        rank = metadata.get("rank", self.rank)
+        rank = rank if isinstance(rank, int) else None
+        seq = self.writer.add_event(
+            name=name, metadata=metadata, payload=payload, compile_id=cid, rank=rank, ts=ts
+        )
+        self.event_count += 1
+        if name == "artifact:torch_version" and payload:
+            self._torch_version(payload)
+        if cid is None:
+            return
+        state = self._frame(rank, cid)
+        handler = _HANDLERS.get(name)
+        if handler is None:
+            if name in _GRAPH_EVENTS:
+                handler = Builder._on_graph
+            elif _CACHE_EVENT.match(name):
+                handler = Builder._on_cache
+            elif name in _QUIET or name.startswith("artifact:"):
+                return
+            else:
+                state.unknown_events += 1
+                self._put(state)
+                return
+        handler(self, state, name, metadata, payload, seq)
+        self._put(state)
+
+    def finish(self) -> None:
+        for state in self.frames.values():
+            self._put(state)
+        self.writer.flush()
+
+    # -- helpers -----------------------------------------------------------------------
+    def _frame(self, rank: int | None, cid: str) -> _FrameState:
+        key = (rank, cid)
+        state = self.frames.get(key)
+        if state is None:
+            state = _FrameState(compile_id=cid, rank=rank, ordinal=len(self.frames))
+            self.frames[key] = state
+        return state
+
+    def _put(self, state: _FrameState) -> None:
+        frame = state.freeze()
+        self.writer.put_frame(frame)
+        if self._on_frame is not None:
+            self._on_frame(frame)
+
+    def _stack(self, entries: Any) -> tuple[StackFrame, ...]:
+        out = []
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            line = entry.get("line")
+            out.append(
+                StackFrame(
+                    filename=self.strings.resolve(entry.get("filename")),
+                    line=line if isinstance(line, int) else None,
+                    function=entry.get("name") if isinstance(entry.get("name"), str) else None,
+                    code=entry.get("loc") if isinstance(entry.get("loc"), str) else None,
+                )
+            )
+        return tuple(out)
+
+    def _torch_version(self, payload: str) -> None:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(data, dict) and isinstance(data.get("pytorch_version"), str):
+            self.torch_version = data["pytorch_version"]
+
+    # -- handlers (signature: self, state, name, metadata, payload, seq) --------------
+    def _on_dynamo_start(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        st.attempts += 1
+        stack = self._stack((md.get("dynamo_start") or {}).get("stack"))
+        if stack:
+            st.user_stack = stack
+            top = stack[-1]
+            st.function = st.function or top.function
+            st.filename = st.filename or top.filename
+            st.line = st.line if st.line is not None else top.line
+
+    def _on_graph_break(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        if not payload:
+            return
+        st.graph_breaks.append(_graph_break(payload))
+
+    def _on_recompile(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        for rec in breaks.parse_recompile_reasons(payload or ""):
+            st.recompiles.append(
+                Recompile(text=rec.text, earlier_compile_id=rec.earlier_compile_id, guard=rec.guard)
+            )
+
+    def _on_graph(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        if payload is None:
+            return
+        kind = _GRAPH_EVENTS[name]
+        if kind == "post_grad" and "output_code" in st.graph_kinds:
+            kind = "post_grad_backward"
+        if kind == "guards":
+            st.guards = tuple(
+                Guard(
+                    kind=g.kind,
+                    source=g.source,
+                    code=g.code,
+                    user_code=g.user_code,
+                    filename=g.filename,
+                    line=g.line,
+                    depth=g.depth,
+                )
+                for g in guards.parse_guards(payload)
+            )
+        self._add_graph(st, kind, seq)
+
+    def _add_graph(self, st: _FrameState, kind: str, seq: int) -> None:
+        self.writer.put_graph(rank=st.rank, compile_id=st.compile_id, kind=kind, seq=seq)
+        if kind not in st.graph_kinds:
+            st.graph_kinds.append(kind)
+
+    def _on_output_code(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        if payload is None:
+            return
+        kind = "output_code"
+        match = _AOT_ID.search(payload[:2000])
+        if (match and "backward" in match.group(1)) or "output_code" in st.graph_kinds:
+            kind = "output_code_backward"
+        self._add_graph(st, kind, seq)
+        for span in kernels.split_output_code(payload):
+            kernel = Kernel(
+                id=-1,
+                compile_id=st.compile_id,
+                name=span.name,
+                language=span.language,
+                kind=span.kind,
+                source_size=span.end - span.start,
+                graph_kind=kind,
+                meta=dict(span.meta),
+            )
+            kid = self.writer.add_kernel(kernel, rank=st.rank, seq=seq, start=span.start, stop=span.end)
+            st.kernels.append(replace(kernel, id=kid))
+
+    def _on_cache(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        match = _CACHE_EVENT.match(name)
+        if match is None:
+            return
+        which = "fx_graph" if match.group(1) == "fx_graph" else "aot_autograd"
+        status = match.group(2)
+        if _CACHE_RANK[status] > _CACHE_RANK.get(st.cache.get(which), 0):
+            st.cache[which] = status
+        if which == "fx_graph" and payload:
+            try:
+                data = json.loads(payload)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and isinstance(data.get("key"), str):
+                st.cache_key = data["key"]
+
+    def _on_kernel_times(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        try:
+            data = json.loads(payload or "{}")
+        except ValueError:
+            return
+        region = data.get("region") or {}
+        if isinstance(region.get("total_us"), (int, float)):
+            st.region_time_us = float(region["total_us"])
+            st.region_calls = int(region.get("calls") or 0)
+        times = data.get("kernels") or {}
+        total = sum(float(t.get("total_us") or 0.0) for t in times.values() if isinstance(t, dict))
+        for i, kernel in enumerate(st.kernels):
+            t = times.get(kernel.name)
+            if not isinstance(t, dict):
+                continue
+            calls = int(t.get("calls") or 0)
+            tot = float(t.get("total_us") or 0.0)
+            updated = replace(
+                kernel,
+                time=KernelTime(
+                    calls=calls,
+                    total_us=tot,
+                    mean_us=tot / calls if calls else 0.0,
+                    min_us=float(t.get("min_us") or 0.0),
+                    max_us=float(t.get("max_us") or 0.0),
+                    share=tot / total if total else None,
+                ),
+            )
+            st.kernels[i] = updated
+            self.writer.update_kernel(updated)
+
+    def _on_metrics(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        data = md.get(name)
+        if not isinstance(data, dict):
+            return
+        st.finished = True
+        if name == "bwd_compilation_metrics":
+            extra = dict(st.metrics.extra)
+            for key in ("inductor_compile_time_s", "compiled_autograd_id"):
+                if key in data:
+                    extra["backward_" + key] = data[key]
+            st.metrics = replace(st.metrics, extra=extra)
+            return
+        st.function = _str(data.get("co_name")) or st.function
+        st.filename = _str(data.get("co_filename")) or st.filename
+        line = data.get("co_firstlineno")
+        st.line = line if isinstance(line, int) else st.line
+        fail_type = _str(data.get("fail_type"))
+        if fail_type or data.get("fail_reason"):
+            fline = data.get("fail_user_frame_lineno")
+            st.failure = Failure(
+                fail_type=fail_type,
+                reason=_str(data.get("fail_reason")),
+                filename=_str(data.get("fail_user_frame_filename")),
+                line=fline if isinstance(fline, int) else None,
+            )
+        reasons = data.get("restart_reasons")
+        if isinstance(reasons, list) and not st.graph_breaks:
+            # Older torch (or a break with no artifact): the break text lives here only.
+            for reason in reasons:
+                if isinstance(reason, str) and not _is_benign_restart(reason):
+                    st.graph_breaks.append(_graph_break(reason))
+        ops = data.get("graph_op_count")
+        st.empty = ops == 0 or (ops is None and data.get("has_guarded_code") is False)
+        st.cudagraph_skip_reason = _str(data.get("cudagraph_skip_reason"))
+        for key, which in (
+            ("inductor_fx_local_cache_hit_count", "fx_graph"),
+            ("aotautograd_local_cache_hit_count", "aot_autograd"),
+        ):
+            if st.cache.get(which) is None and _num(data.get(key)):
+                st.cache[which] = "hit"
+        st.metrics = CompileMetrics(
+            entire_frame_s=_num(data.get("entire_frame_compile_time_s")),
+            backend_s=_num(data.get("backend_compile_time_s")),
+            inductor_s=_num(data.get("inductor_compile_time_s")),
+            codegen_s=_num(data.get("code_gen_time_s")),
+            op_count=_int(ops),
+            node_count=_int(data.get("graph_node_count")),
+            input_count=_int(data.get("graph_input_count")),
+            guard_count=_int(data.get("guard_count")),
+            shape_env_guard_count=_int(data.get("shape_env_guard_count")),
+            start_time=_num(data.get("start_time")),
+            extra={
+                k: data[k]
+                for k in (
+                    "num_graph_breaks",
+                    "triton_compile_time_us",
+                    "compile_time_autotune_time_us",
+                    "structured_logging_overhead_s",
+                    "dynamo_time_before_restart_s",
+                    "recompile_reason",
+                    "is_forward",
+                    "pytorch_version",
+                    "cuda_version",
+                    "triton_version",
+                )
+                if data.get(k) not in (None, "")
+            },
+        )
+        if isinstance(data.get("pytorch_version"), str):
+            self.torch_version = self.torch_version or data["pytorch_version"]
+
+
+def _graph_break(text: str) -> GraphBreak:
+    parsed = breaks.parse_break(text)
+    return GraphBreak(
+        reason=parsed.reason,
+        gb_type=parsed.gb_type,
+        gb_id=parsed.gb_id,
+        explanation=parsed.explanation,
+        hints=tuple(parsed.hints),
+        filename=parsed.filename,
+        line=parsed.line,
+        user_stack=tuple(
+            StackFrame(filename=s.filename, line=s.line, function=s.function, code=s.code)
+            for s in parsed.user_stack
+        ),
+        raw=text,
+    )
+
+
+def _is_benign_restart(reason: str) -> bool:
+    # Dynamo restarts analysis for reasons that are not graph breaks.
+    return reason.startswith(("Tracing through", "speculate_subgraph"))
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+_HANDLERS: dict[str, Callable[..., None]] = {
+    "dynamo_start": Builder._on_dynamo_start,
+    "artifact:dynamo_graph_break_reason": Builder._on_graph_break,
+    "artifact:recompile_reasons": Builder._on_recompile,
+    "inductor_output_code": Builder._on_output_code,
+    "compilation_metrics": Builder._on_metrics,
+    "bwd_compilation_metrics": Builder._on_metrics,
+    "inspectc_kernel_times": Builder._on_kernel_times,
+}

@@ -1,0 +1,308 @@
+"""Capture: the only module that touches torch. Listens on the ``torch.__trace`` logger.
+
+torch emits every compile event through ``trace_structured`` on the ``torch.__trace``
+logger (what ``TORCH_TRACE`` writes and tlparse reads). A :class:`logging.Handler` added to
+that logger receives each event's metadata and payload; we hand them to the builder, which
+writes the report as the run goes. ``TORCH_TRACE``/``TORCH_LOGS`` keep their own handlers.
+
+Capture must never break the user's program: its own failures are recorded in the report
+(``run.capture_errors``) and the program goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from inspectc import __version__
+from inspectc.builder import Builder
+from inspectc.errors import ReportError
+from inspectc.model import Run
+from inspectc.store import ReportWriter
+
+TRACE_LOGGER = "torch.__trace"
+
+
+class _TraceHandler(logging.Handler):
+    """Receives structured-trace records; drops records from forked children."""
+
+    def __init__(self, owner: Capture) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.owner = owner
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        self.owner._on_record(metadata, getattr(record, "payload", None), record.created)
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging API
+        pass  # _on_record records its own failures; never print into the user's stderr
+
+
+class Capture:
+    """Records torch.compile activity into a report file; use as a context manager.
+
+    ``with inspectc.capture("run.inspectc"): model(x)`` -- the report is complete when
+    the block ends, and holds everything up to the last flush if the process dies.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "run.inspectc",
+        *,
+        fresh: bool = False,
+        provenance: bool = True,
+        timings: bool = True,
+        profile_window: tuple[int, int] = (1, 10),
+        argv: list[str] | None = None,
+        mode: str = "api",
+        status_line: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.fresh = fresh
+        self.provenance = provenance
+        self.timings = timings
+        self.profile_window = profile_window
+        self.status_line = status_line
+        self.errors: list[str] = []
+        self.warning: str | None = None
+        self._pid = os.getpid()
+        self._writer: ReportWriter | None = None
+        self._builder: Builder | None = None
+        self._handler: _TraceHandler | None = None
+        self._restore: list[Callable[[], None]] = []
+        self._run = Run(
+            argv=tuple(argv if argv is not None else sys.argv),
+            cwd=os.getcwd(),
+            mode=mode,
+            python_version=platform.python_version(),
+            platform=platform.platform(),
+            hostname=socket.gethostname(),
+            pid=os.getpid(),
+            options={
+                "fresh": fresh,
+                "provenance": provenance,
+                "timings": timings,
+                "profile_window": list(profile_window),
+            },
+        )
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._compiling: str | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> Capture:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            self.stop(end_reason="exit", exit_code=0)
+        else:
+            self.stop(end_reason="exception", exception=f"{exc_type.__name__}: {exc}")
+
+    def start(self) -> None:
+        import torch
+
+        try:
+            self._writer = ReportWriter(self.path)
+        except (ReportError, OSError, Exception) as exc:  # noqa: BLE001 - capture degrades
+            self.warning = f"inspectc: cannot write report {self.path}: {_why(exc)}; running without capture"
+            print(self.warning, file=sys.stderr)
+            return
+        self._writer.set_meta("inspectc_version", __version__)
+        self._writer.set_meta("source", "capture")
+        rank, world = _dist_rank()
+        self._run = replace(
+            self._run,
+            started=time.time(),
+            end_reason="running",
+            torch_version=torch.__version__,
+            triton_version=_package_version("triton"),
+            cuda_version=getattr(torch.version, "cuda", None),
+            rank=rank,
+            world_size=world,
+        )
+        self._writer.set_meta("run", self._run)
+        self._builder = Builder(self._writer, rank=rank)
+        self._builder.torch_version = torch.__version__
+        self._seed_interned_strings()
+        self._configure(torch)
+        self._attach()
+        os.register_at_fork(after_in_child=self._after_fork_in_child)
+        self._writer.flush()
+
+    def stop(
+        self,
+        *,
+        end_reason: str = "exit",
+        exit_code: int | None = None,
+        exception: str | None = None,
+    ) -> None:
+        with self._lock:
+            if self._stopped or os.getpid() != self._pid:
+                return
+            self._stopped = True
+        self._detach()
+        for undo in reversed(self._restore):
+            try:
+                undo()
+            except Exception as exc:  # noqa: BLE001
+                self._record_error("restoring torch config", exc)
+        self._clear_status()
+        if self._writer is None or self._builder is None:
+            return
+        try:
+            self._builder.finish()
+            self._run = replace(
+                self._run,
+                ended=time.time(),
+                exit_code=exit_code,
+                exception=exception,
+                end_reason=end_reason,
+                devices=_devices(),
+                capture_errors=tuple(self.errors),
+            )
+            self._writer.set_meta("run", self._run)
+            self._writer.close()
+        except Exception as exc:  # noqa: BLE001 - never break the user's exit
+            print(f"inspectc: could not finish report {self.path}: {_why(exc)}", file=sys.stderr)
+
+    @property
+    def ok(self) -> bool:
+        return self._writer is not None
+
+    # -- torch side --------------------------------------------------------------------
+    def _configure(self, torch: Any) -> None:
+        del torch  # imported by the caller; the config module is what we change
+        try:
+            import torch._inductor.config as inductor_config
+        except Exception as exc:  # noqa: BLE001
+            self._record_error("importing torch._inductor.config", exc)
+            return
+        if self.fresh:
+            self._patch(inductor_config, "force_disable_caches", True)
+
+    def _patch(self, obj: Any, name: str, value: Any) -> None:
+        if not hasattr(obj, name):
+            self.errors.append(f"config {name} not recorded: this torch has no such option")
+            return
+        old = getattr(obj, name)
+        setattr(obj, name, value)
+        self._restore.append(lambda: setattr(obj, name, old))
+
+    def _seed_interned_strings(self) -> None:
+        """Strings torch interned before we attached are never re-emitted: copy them."""
+        try:
+            from torch._logging.structured import INTERN_TABLE
+        except Exception:  # noqa: BLE001 - older torch: nothing to seed
+            return
+        assert self._builder is not None
+        for text, index in list(INTERN_TABLE.items()):
+            self._builder.feed({"str": [text, index]}, None, time.time())
+
+    def _attach(self) -> None:
+        trace_log = logging.getLogger(TRACE_LOGGER)
+        old_level = trace_log.level
+        if trace_log.level == logging.NOTSET or trace_log.level > logging.DEBUG:
+            trace_log.setLevel(logging.DEBUG)
+        self._restore.append(lambda: trace_log.setLevel(old_level))
+        self._handler = _TraceHandler(self)
+        trace_log.addHandler(self._handler)
+
+    def _detach(self) -> None:
+        if self._handler is not None:
+            logging.getLogger(TRACE_LOGGER).removeHandler(self._handler)
+
+    def _after_fork_in_child(self) -> None:
+        # A forked child must never write into the parent's report.
+        self._detach()
+        if self._writer is not None:
+            self._writer.abandon()
+        self._writer = None
+        self._builder = None
+
+    def _on_record(self, metadata: dict[str, Any], payload: Any, created: float) -> None:
+        if os.getpid() != self._pid or self._builder is None:
+            return
+        try:
+            text = payload if isinstance(payload, str) or payload is None else str(payload)
+            self._builder.feed(metadata, text, created)
+            if self.status_line is not None:
+                self._update_status(metadata)
+        except Exception as exc:  # noqa: BLE001 - capture never breaks the program
+            self._record_error("recording an event", exc)
+
+    def _record_error(self, what: str, exc: BaseException) -> None:
+        message = f"{what}: {type(exc).__name__}: {exc}"
+        if message not in self.errors and len(self.errors) < 100:
+            self.errors.append(message)
+            if self._writer is not None:
+                try:
+                    self._writer.set_meta("capture_errors", list(self.errors))
+                except Exception:  # noqa: BLE001, S110 - the report itself is failing
+                    pass
+
+    # -- live status line (terminal only) ----------------------------------------------
+    def _update_status(self, metadata: dict[str, Any]) -> None:
+        assert self.status_line is not None
+        if "dynamo_start" in metadata:
+            stack = metadata["dynamo_start"].get("stack") or [{}]
+            top = stack[-1] if isinstance(stack[-1], dict) else {}
+            cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
+            self._compiling = cid
+            self.status_line(f"compiling {cid} {top.get('name', '?')}() line {top.get('line', '?')}")
+        elif "compilation_metrics" in metadata and self._compiling:
+            self._clear_status()
+
+    def _clear_status(self) -> None:
+        if self.status_line is not None and self._compiling is not None:
+            self.status_line("")
+        self._compiling = None
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _package_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _dist_rank() -> tuple[int | None, int | None]:
+    rank = os.environ.get("RANK")
+    world = os.environ.get("WORLD_SIZE")
+    try:
+        return (int(rank) if rank else None, int(world) if world else None)
+    except ValueError:
+        return None, None
+
+
+def _devices() -> tuple[str, ...]:
+    import torch
+
+    names: list[str] = []
+    try:
+        if torch.cuda.is_initialized():
+            names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    except Exception:  # noqa: BLE001 - device names are informational
+        names = []
+    cpu = platform.processor() or platform.machine()
+    return tuple(names) + (f"cpu: {cpu}",)

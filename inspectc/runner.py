@@ -1,0 +1,149 @@
+"""Run a user's script or module in this process, as ``python script.py`` / ``python -m`` would.
+
+Sets ``sys.argv``, ``sys.path[0]`` and a fresh ``__main__`` module; the script's exit code
+(``sys.exit``, an uncaught exception, Ctrl-C, SIGTERM) is returned the way Python gives it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import sys
+import traceback
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspectc.errors import UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    exit_code: int
+    end_reason: str  # exit | exception | interrupt | signal
+    exception: str | None = None
+    signal: int | None = None  # re-raise this signal after cleanup (SIGINT/SIGTERM)
+
+
+class Terminated(BaseException):
+    """Raised inside the script when SIGTERM arrives, so cleanup runs."""
+
+
+def prepare_script(path: str) -> types.CodeType:
+    """Read and compile the script; bad input becomes one clear :class:`UsageError`."""
+    script = Path(path)
+    if not script.exists():
+        raise UsageError(f"can't open file '{path}': no such file")
+    if script.is_dir():
+        main = script / "__main__.py"
+        if not main.exists():
+            raise UsageError(f"'{path}' is a directory with no __main__.py")
+        script = main
+    try:
+        source = script.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
+    try:
+        return compile(source, str(script), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"{exc.filename}:{exc.lineno}" if exc.lineno else str(exc.filename)
+        raise UsageError(f"syntax error in {where}: {exc.msg}") from None
+    except ValueError as exc:
+        raise UsageError(f"cannot compile '{path}': {exc}") from None
+
+
+def check_module(name: str) -> None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        raise UsageError(f"no module named '{name}' ({exc})") from None
+    if spec is None:
+        raise UsageError(f"no module named '{name}'")
+
+
+def run_code(code: types.CodeType, argv: list[str]) -> Outcome:
+    """Execute a compiled script as ``__main__``."""
+    filename = code.co_filename
+    main = types.ModuleType("__main__")
+    main.__dict__.update({"__file__": filename, "__builtins__": __builtins__, "__cached__": None})
+    main.__spec__ = None
+    main.__loader__ = None
+    sys.modules["__main__"] = main
+    sys.argv = [argv[0] if argv else filename, *argv[1:]]
+    sys.path[0] = os.path.dirname(os.path.abspath(filename))
+    return _guarded(lambda: exec(code, main.__dict__))  # noqa: S102 - running the user's script
+
+
+def run_module(name: str, argv: list[str]) -> Outcome:
+    import runpy
+
+    sys.argv = [name, *argv]
+    sys.path[0] = os.getcwd()
+    return _guarded(lambda: runpy.run_module(name, run_name="__main__", alter_sys=True))
+
+
+def _guarded(body: Callable[[], object]) -> Outcome:
+    previous = _install_sigterm()
+    try:
+        body()
+    except SystemExit as exc:
+        return Outcome(exit_code=_exit_code(exc.code), end_reason="exit")
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        return Outcome(130, "interrupt", "KeyboardInterrupt", signal=signal.SIGINT)
+    except Terminated:
+        return Outcome(128 + signal.SIGTERM, "signal", "SIGTERM", signal=signal.SIGTERM)
+    except BaseException as exc:  # noqa: BLE001 - the script's own exception, shown as Python does
+        _print_user_traceback(exc)
+        return Outcome(1, "exception", f"{type(exc).__name__}: {exc}")
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return Outcome(exit_code=0, end_reason="exit")
+
+
+def _install_sigterm() -> signal.Handlers | None:
+    """Turn SIGTERM into an exception so the report is finished; only if nobody else owns it."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+
+        def on_term(signum: int, frame: object) -> None:
+            raise Terminated()
+
+        signal.signal(signal.SIGTERM, on_term)
+        return signal.SIG_DFL
+    except ValueError:  # not the main thread
+        return None
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_user_traceback(exc: BaseException) -> None:
+    """Print the traceback as Python would, without inspectc's own frames on top."""
+    tb = exc.__traceback__
+    here = os.path.dirname(os.path.abspath(__file__))
+    runpy_file = os.path.splitext(__import__("runpy").__file__ or "")[0]
+    while tb is not None and (
+        os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == here
+        or os.path.splitext(tb.tb_frame.f_code.co_filename)[0] == runpy_file
+    ):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb)
+
+
+def reraise_signal(signum: int) -> None:
+    """Exit the way Python does on an unhandled SIGINT/SIGTERM (so the shell sees it)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
