@@ -1,0 +1,144 @@
+"""Shared fixtures. Compiles are slow on two cores, so captured runs are session-scoped.
+
+Inductor's and Triton's caches live in a temporary folder for the whole test session (never
+the user's ~/.cache), set before anything imports torch.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+REPORTS = SAMPLES / "reports"
+
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="inspectc-tests-"))
+_CACHE = _SESSION_TMP / "inductor-cache"
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_CACHE)
+os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
+os.environ.setdefault("INSPECTC_PROVENANCE_CACHE", str(_SESSION_TMP / "provenance-cache"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_SESSION_TMP, ignore_errors=True)
+
+
+def shared_traces() -> Path | None:
+    for candidate in (ROOT.parent / "shared" / "traces", Path("/work/shared/traces")):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def traces_dir() -> Path:
+    found = shared_traces()
+    if found is None:
+        pytest.skip("shared TORCH_TRACE logs (../shared/traces) are not here")
+    return found
+
+
+def inspectc_cmd() -> list[str]:
+    """The installed console script (end-to-end tests drive it as a user would)."""
+    script = Path(sys.executable).parent / "inspectc"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("inspectc")
+    return [found] if found else [sys.executable, "-m", "inspectc"]
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 900,
+    check: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [*inspectc_cmd(), *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"inspectc {' '.join(args)} exited {proc.returncode}\n--- stdout\n{proc.stdout}"
+            f"\n--- stderr\n{proc.stderr}"
+        )
+    return proc
+
+
+@dataclass(frozen=True)
+class CapturedRun:
+    report: Path
+    trace_dir: Path
+    proc: subprocess.CompletedProcess[str]
+
+    def trace_log(self) -> str:
+        return "".join(p.read_text() for p in sorted(self.trace_dir.glob("*.log")))
+
+
+class Captures:
+    """Runs samples under ``inspectc run`` once per session and hands out the reports."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self._done: dict[tuple[str, ...], CapturedRun] = {}
+
+    def get(
+        self,
+        sample: str,
+        *args: str,
+        label: str = "",
+        run_opts: tuple[str, ...] = (),
+        cache: str | None = None,
+    ) -> CapturedRun:
+        """Capture *sample* once. *cache* names a private Inductor cache (cold on first use)."""
+        key = (sample, label, cache or "", *run_opts, *args)
+        if key not in self._done:
+            name = Path(sample).stem + (f"-{label}" if label else "")
+            out = self.base / name
+            out.mkdir(parents=True, exist_ok=True)
+            report = out / f"{name}.inspectc"
+            trace_dir = out / "trace"
+            proc = run_cli(
+                "run",
+                "-o",
+                str(report),
+                *run_opts,
+                str(SAMPLES / sample),
+                *args,
+                cwd=out,
+                env={
+                    "TORCH_TRACE": str(trace_dir),
+                    "TORCHINDUCTOR_CACHE_DIR": str(_SESSION_TMP / f"cache-{cache}" if cache else _CACHE),
+                },
+            )
+            self._done[key] = CapturedRun(report=report, trace_dir=trace_dir, proc=proc)
+        return self._done[key]
+
+
+@pytest.fixture(scope="session")
+def captures(tmp_path_factory: pytest.TempPathFactory) -> Captures:
+    pytest.importorskip("torch")
+    return Captures(tmp_path_factory.mktemp("captures"))
+
+
+@pytest.fixture(scope="session")
+def golden() -> Path:
+    """Folder of golden reports produced by real capture (readers test on these, no torch)."""
+    if not REPORTS.is_dir():
+        pytest.skip("samples/reports is missing")
+    return REPORTS

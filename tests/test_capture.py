@@ -1,0 +1,160 @@
+"""Capture end to end: the installed CLI runs real torch.compile (CPU Inductor) on samples.
+
+Counts in the report are checked against the raw TORCH_TRACE log torch writes alongside in
+the same run (read here with a few lines of independent parsing, not inspectc's parser).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, Captures, CapturedRun, run_cli
+
+from inspectc.store import open_report
+
+pytestmark = pytest.mark.capture
+
+
+def raw_events(run: CapturedRun) -> list[dict]:
+    """Metadata of every event in the TORCH_TRACE log, parsed independently."""
+    events = []
+    for line in run.trace_log().splitlines():
+        if line.startswith("\t") or "] {" not in line:
+            continue
+        events.append(json.loads(line.split("] ", 1)[1]))
+    return events
+
+
+def raw_count(run: CapturedRun, name: str) -> int:
+    count = 0
+    for md in raw_events(run):
+        if name in md or (md.get("artifact") or {}).get("name") == name:
+            count += 1
+    return count
+
+
+def sample_line(sample: str, marker: str) -> int:
+    for number, text in enumerate((SAMPLES / sample).read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise AssertionError(f"{marker!r} not in {sample}")
+
+
+@pytest.fixture(scope="module")
+def gb_cold(captures: Captures) -> CapturedRun:
+    return captures.get("graph_breaks.py", "--size", "64", cache="gb")
+
+
+@pytest.fixture(scope="module")
+def gb_warm(captures: Captures, gb_cold: CapturedRun) -> CapturedRun:
+    return captures.get("graph_breaks.py", "--size", "64", cache="gb", label="warm")
+
+
+@pytest.mark.parametrize("which", ["gb_cold", "gb_warm"])
+def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.FixtureRequest) -> None:
+    run: CapturedRun = request.getfixturevalue(which)
+    assert run.proc.returncode == 0, run.proc.stderr
+    assert run.proc.stdout.strip().endswith("done")  # the script's stdout stays clean
+    assert "inspectc:" in run.proc.stderr and "Graph breaks" in run.proc.stderr
+    with open_report(run.report) as report:
+        frames = report.frames
+        assert len(frames) == raw_count(run, "compilation_metrics")
+        breaks = [gb for f in frames for gb in f.graph_breaks]
+        assert len(breaks) == raw_count(run, "dynamo_graph_break_reason")
+        lines = {(Path(gb.filename or "").name, gb.line) for gb in breaks}
+        for marker in ('print("with_print', ".item() breaks", "graph_break()", "zlib.crc32("):
+            assert ("graph_breaks.py", sample_line("graph_breaks.py", marker)) in lines, marker
+        for gb in breaks:
+            assert gb.reason and gb.user_stack, gb
+            assert gb.user_stack[-1].line == gb.line
+        recompiled = [f for f in frames if f.recompiles]
+        assert len(recompiled) == raw_count(run, "recompile_reasons")
+        texts = " ".join(r.text for f in recompiled for r in f.recompiles)
+        assert "size mismatch" in texts and "dtype" in texts
+        assert all(r.earlier_compile_id for f in recompiled for r in f.recompiles)
+        ok = [f for f in frames if f.kernel_count]
+        assert ok, "no frame produced kernels"
+        for f in frames:
+            assert f.function and f.filename and f.line
+            assert f.guards, f.compile_id
+            assert f.metrics.guard_count is not None
+        sources = {g.source for f in frames for g in f.guards}
+        assert "L['x']" in sources
+        assert any(g.kind == "TENSOR_MATCH" for f in frames for g in f.guards)
+        for f in ok:
+            assert "dynamo" in f.graph_kinds and "output_code" in f.graph_kinds
+            for k in report.frame_kernels(f.compile_id):
+                assert k.language in ("cpp", "extern")
+                assert report.kernel_source(k).strip()
+
+
+def test_warm_cache_is_marked_and_complete(gb_cold: CapturedRun, gb_warm: CapturedRun) -> None:
+    with open_report(gb_cold.report) as cold, open_report(gb_warm.report) as warm:
+        assert [f.compile_id for f in cold.frames] == [f.compile_id for f in warm.frames]
+        assert {f.cache.get("fx_graph") for f in cold.frames if f.kernel_count} == {"miss"}
+        assert {f.cache.get("fx_graph") for f in warm.frames if f.kernel_count} == {"hit"}
+        assert [f.kernel_count for f in cold.frames] == [f.kernel_count for f in warm.frames]
+        assert [len(f.graph_breaks) for f in cold.frames] == [len(f.graph_breaks) for f in warm.frames]
+
+
+def test_training_step_has_forward_and_backward(captures: Captures) -> None:
+    run = captures.get("mlp_train.py", "--steps", "3")
+    assert run.proc.returncode == 0, run.proc.stderr
+    with open_report(run.report) as report:
+        (frame,) = [f for f in report.frames if f.kernel_count]
+        for kind in ("dynamo", "aot_forward", "aot_backward", "post_grad", "output_code_backward"):
+            assert kind in frame.graph_kinds, kind
+        assert "relu" not in (report.graph(frame.compile_id, "aot_forward") or "")
+        kernels = report.frame_kernels(frame.compile_id)
+        assert any(k.language == "cpp" for k in kernels)
+        assert any(k.language == "extern" and "addmm" in k.name for k in kernels)
+        assert {k.graph_kind for k in kernels} == {"output_code", "output_code_backward"}
+
+
+def test_transformers_gpt2(captures: Captures) -> None:
+    pytest.importorskip("transformers")
+    run = captures.get("gpt2_tiny.py", "--steps", "2")
+    assert run.proc.returncode == 0, run.proc.stderr
+    with open_report(run.report) as report:
+        assert len(report.frames) == raw_count(run, "compilation_metrics")
+        assert sum(f.kernel_count for f in report.frames) > 3
+        breaks = sum(len(f.graph_breaks) for f in report.frames)
+        assert breaks == raw_count(run, "dynamo_graph_break_reason")
+
+
+def test_json_export_contract(gb_cold: CapturedRun) -> None:
+    proc = run_cli("export", str(gb_cold.report), "--json", check=True)
+    data = json.loads(proc.stdout)
+    for key in ("schema_version", "inspectc_version", "torch_version", "run", "frames", "graph_breaks"):
+        assert key in data
+    assert data["run"]["exit_code"] == 0 and isinstance(data["run"]["argv"], list)
+    frame = data["frames"][0]
+    for key in (
+        "compile_id",
+        "function",
+        "filename",
+        "line",
+        "status",
+        "cache",
+        "graph_breaks",
+        "recompile_reasons",
+        "guards",
+        "graphs",
+        "kernels",
+        "compile_time_s",
+    ):
+        assert key in frame, key
+    assert re.fullmatch(r"\d+/\d+", frame["compile_id"])
+    assert set(frame["graphs"]) >= {"dynamo", "aot_forward", "aot_backward", "post_grad"}
+    group = data["graph_breaks"][0]
+    assert set(group) >= {"filename", "line", "reason", "gb_type", "count", "compile_ids"}
+    assert sum(g["count"] for g in data["graph_breaks"]) == sum(
+        len(f["graph_breaks"]) for f in data["frames"]
+    )
+    kernels = [k for f in data["frames"] for k in f["kernels"]]
+    assert kernels and all(k["language"] in ("cpp", "extern", "triton") for k in kernels)
+    summary = run_cli("summary", str(gb_cold.report), check=True).stdout
+    assert "Graph breaks" in summary and "graph_breaks.py:" in summary
