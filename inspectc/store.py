@@ -470,7 +470,14 @@ def _kernel_from_row(row: tuple[Any, ...]) -> Kernel:
 
 
 def open_report(path: str | os.PathLike[str]) -> Report:
-    """Open *path* for reading; raises :class:`ReportError` with one clear line."""
+    """Open *path* (a report, or a share bundle ``.zip``) for reading.
+
+    Raises :class:`ReportError` with one clear line.
+    """
+    from inspectc import bundle  # imports this module: import here, not at the top
+
+    if bundle.is_bundle(path):
+        return bundle.open_bundle(path)
     return Report(path)
 
 
