@@ -10,6 +10,7 @@ lacks stays ``None``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -66,6 +67,10 @@ _GRAPH_EVENTS = {
     "artifact:fx_graph_runnable": "fx_graph_runnable",
     "dynamo_cpp_guards_str": "guards",
 }
+
+# inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`.
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_RUNNER_FILES = ("<frozen runpy>", "runpy.py")
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
 _CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
@@ -215,9 +220,12 @@ class Builder:
             if not isinstance(entry, dict):
                 continue
             line = entry.get("line")
+            filename = self.strings.resolve(entry.get("filename"))
+            if filename and (filename.startswith(_OWN_DIR) or filename.endswith(_RUNNER_FILES)):
+                continue
             out.append(
                 StackFrame(
-                    filename=self.strings.resolve(entry.get("filename")),
+                    filename=filename,
                     line=line if isinstance(line, int) else None,
                     function=entry.get("name") if isinstance(entry.get("name"), str) else None,
                     code=entry.get("loc") if isinstance(entry.get("loc"), str) else None,
@@ -410,6 +418,7 @@ class Builder:
                     "structured_logging_overhead_s",
                     "dynamo_time_before_restart_s",
                     "recompile_reason",
+                    "restart_reasons",
                     "is_forward",
                     "pytorch_version",
                     "cuda_version",
@@ -441,8 +450,9 @@ def _graph_break(text: str) -> GraphBreak:
 
 
 def _is_benign_restart(reason: str) -> bool:
-    # Dynamo restarts analysis for reasons that are not graph breaks.
-    return reason.startswith(("Tracing through", "speculate_subgraph"))
+    # Dynamo also restarts analysis for reasons that are not graph breaks, recorded as an
+    # exception class (e.g. "<class '...TensorifyScalarRestartAnalysis'>").
+    return reason.startswith("<class ") or "RestartAnalysis" in reason
 
 
 def _str(value: Any) -> str | None:
