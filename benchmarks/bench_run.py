@@ -44,7 +44,15 @@ def main() -> None:
     variants = {
         "python": lambda d: [sys.executable, opts.script, *opts.args],
         "TORCH_TRACE python": lambda d: [sys.executable, opts.script, *opts.args],
-        "inspectc run": lambda d: [*inspectc, "run", "-q", "-o", str(d / "r.inspectc"), opts.script, *opts.args],
+        "inspectc run": lambda d: [
+            *inspectc,
+            "run",
+            "-q",
+            "-o",
+            str(d / "r.inspectc"),
+            opts.script,
+            *opts.args,
+        ],
     }
     times: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
@@ -65,7 +73,9 @@ def main() -> None:
     print(f"{'variant':<22}{'median s':>10}{'min s':>9}{'max s':>9}{'ratio':>8}")
     for name in names:
         t = times[name]
-        print(f"{name:<22}{statistics.median(t):>10.2f}{min(t):>9.2f}{max(t):>9.2f}{statistics.median(t) / base:>8.3f}")
+        print(
+            f"{name:<22}{statistics.median(t):>10.2f}{min(t):>9.2f}{max(t):>9.2f}{statistics.median(t) / base:>8.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from inspectc.capture import Capture
 
 
-def capture(path: str = "run.inspectc", **options: Any) -> "Capture":
+def capture(path: str = "run.inspectc", **options: Any) -> Capture:
     """Record every torch.compile event inside a ``with`` block into the report at *path*."""
     from inspectc.capture import Capture  # torch is imported only when capturing
 

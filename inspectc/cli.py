@@ -18,7 +18,7 @@ from inspectc import __version__
 from inspectc.errors import InspectcError, UsageError
 
 # Modules that add more commands: each defines register(subparsers).
-COMMAND_MODULES: list[str] = ["inspectc.cli_share"]
+COMMAND_MODULES: list[str] = ["inspectc.cli_share", "inspectc.cli_import", "inspectc.cli_graph"]
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m"}
 _RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}
@@ -99,7 +99,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         code = runner.prepare_script(rest[0])
         stem = Path(rest[0]).stem or "run"
         script_argv = rest
-    output = Path(opts.output) if opts.output else Path.cwd() / f"{stem}.inspectc"
+    output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
     status = _status_line() if not opts.quiet else None
 
     from inspectc.capture import Capture  # imports torch
@@ -127,6 +127,20 @@ def cmd_run(argv: Sequence[str]) -> int:
     if outcome.signal is not None:
         runner.reraise_signal(outcome.signal)
     return outcome.exit_code
+
+
+def _rank_suffix() -> str:
+    """``.rankN`` under torchrun (RANK set), so the ranks of one job write separate reports."""
+    rank = os.environ.get("RANK", "")
+    return f".rank{int(rank)}" if rank.isdigit() else ""
+
+
+def _rank_path(path: Path) -> Path:
+    # -o x.inspectc given to every rank of a job: x.rank0.inspectc, x.rank1.inspectc...
+    world = os.environ.get("WORLD_SIZE", "")
+    if not (world.isdigit() and int(world) > 1 and _rank_suffix()):
+        return path
+    return path.with_name(f"{path.stem}{_rank_suffix()}{path.suffix}")
 
 
 def _status_line():  # noqa: ANN202 - returns a callable or None
@@ -166,19 +180,19 @@ def _open_tui(path: Path) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from inspectc.store import open_report
+    from inspectc.merge import open_path  # a report, a bundle, or a directory of rank reports
     from inspectc.summary import render_summary
 
-    with open_report(args.report) as report:
+    with open_path(args.report) as report:
         print(render_summary(report, report_path=args.report))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from inspectc.export import export_report
-    from inspectc.store import open_report
+    from inspectc.merge import open_path
 
-    with open_report(args.report) as report:
+    with open_path(args.report) as report:
         data = export_report(report, sources=not args.no_source)
     text = json.dumps(data, indent=2 if args.pretty else None, ensure_ascii=False)
     if args.output and args.output != "-":

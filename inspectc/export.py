@@ -7,6 +7,7 @@ from typing import Any
 from inspectc import __version__
 from inspectc.analysis import break_groups
 from inspectc.model import GRAPH_KINDS, Frame, Kernel, to_plain
+from inspectc.ranks import export_ddp_splits, export_rank_differences
 from inspectc.store import Report
 
 # Graph kinds every frame lists in "graphs" (null when not recorded).
@@ -18,9 +19,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
     by_frame: dict[tuple[int | None, str], list[Kernel]] = {}
     for k in report.kernels:
         by_frame.setdefault((k.meta.get("rank"), k.compile_id), []).append(k)
-    frames = [
-        _frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames
-    ]
+    frames = [_frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames]
     return {
         "schema_version": report.schema_version,
         "inspectc_version": report.inspectc_version or __version__,
@@ -39,6 +38,8 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
             }
             for g in break_groups(report.frames)
         ],
+        "ddp_splits": export_ddp_splits(report),
+        "rank_differences": export_rank_differences(report),
     }
 
 

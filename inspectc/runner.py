@@ -55,6 +55,8 @@ def prepare_script(path: str) -> types.CodeType:
 
 
 def check_module(name: str) -> None:
+    """Find *name* the way ``python -m`` does: with the current directory first on the path."""
+    sys.path[0] = os.getcwd()
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as exc:

@@ -368,8 +368,7 @@ class Report:
     def kernels(self) -> list[Kernel]:
         if self._kernels is None:
             rows = self._query(
-                "SELECT id, rank, compile_id, name, language, kind, graph_kind, data FROM kernels"
-                " ORDER BY id"
+                "SELECT id, rank, compile_id, name, language, kind, graph_kind, data FROM kernels ORDER BY id"
             )
             self._kernels = [_kernel_from_row(row) for row in rows]
         return self._kernels

@@ -7,6 +7,7 @@ import shlex
 
 from inspectc.analysis import break_groups, one_line, totals
 from inspectc.model import Frame
+from inspectc.ranks import render_sections
 from inspectc.store import Report
 
 MAX_FRAMES = 40
@@ -95,6 +96,8 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
                 f"  {f.compile_id:<6} {where}  {f.failure.fail_type or '?'}: "
                 f"{_clean(one_line(f.failure.reason, 90))}"
             )
+
+    lines.extend(render_sections(report))  # DDP splits, per-rank differences
 
     if frames:
         lines.append("")

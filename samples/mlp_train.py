@@ -1,6 +1,6 @@
 """A small MLP (Linear, GELU, LayerNorm) trained for a few steps: forward and backward graphs.
 
-    inspectc run samples/mlp_train.py --steps 5
+inspectc run samples/mlp_train.py --steps 5
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """The pointwise example from the PyTorch 2.0 tutorial: one fused kernel for sin(sin(x)).
 
-    inspectc run samples/sin_sin.py [--device cuda]
+inspectc run samples/sin_sin.py [--device cuda]
 """
 
 import argparse

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, Captures, CapturedRun, run_cli
+from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
 from inspectc.store import open_report
 
