@@ -37,10 +37,10 @@ def is_bundle(path: str | os.PathLike[str]) -> bool:
 
 def check_member_name(name: str) -> None:
     """Refuse a member name that could point outside the extraction directory."""
-    if not name or "\x00" in name or "\\" in name:
+    if not name or any(ch in name for ch in "\x00\\:"):  # NUL, Windows separators and drives
         raise ReportError(f"bundle member {name!r} has an unsafe name")
     path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or (path.parts and path.parts[0].endswith(":")):
+    if path.is_absolute() or ".." in path.parts:
         raise ReportError(f"bundle member {name!r} points outside the bundle")
 
 
@@ -52,15 +52,16 @@ def report_member(archive: zipfile.ZipFile, *, max_bytes: int = MAX_REPORT_BYTES
     """The bundle's report member, checked; raises :class:`ReportError` otherwise."""
     candidates = []
     for info in archive.infolist():
-        if info.filename.endswith(REPORT_SUFFIX) and "/" not in info.filename.rstrip("/"):
-            candidates.append(info)
+        if info.filename.endswith(REPORT_SUFFIX):
+            check_member_name(info.filename)  # a report-like member with a hostile name: refuse
+            if "/" not in info.filename:
+                candidates.append(info)
     if not candidates:
         raise ReportError(f"{archive.filename}: bundle holds no report (*{REPORT_SUFFIX})")
     if len(candidates) > 1:
         names = ", ".join(i.filename for i in candidates)
         raise ReportError(f"{archive.filename}: bundle holds several reports ({names})")
     info = candidates[0]
-    check_member_name(info.filename)
     if _is_symlink(info) or info.is_dir():
         raise ReportError(f"{archive.filename}: bundle member {info.filename!r} is not a plain file")
     if info.flag_bits & 0x1:
@@ -109,7 +110,10 @@ class BundleReport(Report):
         self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
         try:
             path = extract_report(bundle, tmp, max_bytes=max_bytes)
-            super().__init__(path)
+            try:
+                super().__init__(path)
+            except ReportError as exc:  # name the bundle, not our temporary copy
+                raise ReportError(str(exc).replace(str(path), f"{bundle} (report inside)")) from None
         except BaseException:
             self._cleanup()
             raise

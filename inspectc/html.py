@@ -18,6 +18,7 @@ from inspectc.analysis import one_line
 from inspectc.share import (
     DETAILS_CAP,
     LINE_CAP,
+    STACK_CAP,
     ShareInfo,
     break_details,
     cap,
@@ -154,7 +155,7 @@ def _breaks(info: ShareInfo) -> str:
             f"{_c(location(g.filename, g.line, info.base))}: {esc(one_line(g.reason, LINE_CAP))}{gid}\n"
         )
         inner = code_block(cap(break_details(g, info.base), DETAILS_CAP))
-        stack = [s for s in g.example.user_stack if s.code]
+        stack = [s for s in g.example.user_stack[-STACK_CAP:] if s.code]
         if stack:
             lines = []
             for s in stack:

@@ -40,7 +40,8 @@ _NOT_NAME = r"(?![\w])"
 GENERIC_ACCOUNTS = frozenset(
     {"root", "user", "admin", "runner", "ubuntu", "ec2-user", "jovyan", "vscode", "codespace", "nobody"}
 )
-MIN_WORD = 3  # shorter names would hit ordinary words; their home paths are still replaced
+MIN_USER = 3  # shorter names would hit ordinary words; their home paths are still replaced
+MIN_HOST = 2
 
 # With --no-source these event payloads are kept (they hold no source); all others are blanked.
 DATA_EVENTS = frozenset({"inspectc_kernel_times", "artifact:torch_version", "artifact:recompile_reasons"})
@@ -61,7 +62,7 @@ class Redactor:
     homes: tuple[str, ...] = ()
     users: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
-    skipped: tuple[str, ...] = ()  # names found but not replaced as words (see GENERIC_ACCOUNTS)
+    skipped: tuple[str, ...] = ()  # kinds ("user name", "host name") found but not replaced as words
 
     @classmethod
     def for_report(
@@ -88,13 +89,18 @@ class Redactor:
                 users.add(match.group(1))
         hosts |= {h.split(".", 1)[0] for h in hosts}
         hosts -= {"", "localhost"}
-        words = {u for u in users if u.lower() not in GENERIC_ACCOUNTS and len(u) >= MIN_WORD}
-        good_hosts = {h for h in hosts if len(h) >= MIN_WORD}
+        words = {u for u in users if u.lower() not in GENERIC_ACCOUNTS and len(u) >= MIN_USER}
+        good_hosts = {h for h in hosts if len(h) >= MIN_HOST}
+        skipped = [
+            kind
+            for kind, found, kept in (("user name", users, words), ("host name", hosts, good_hosts))
+            if found - kept
+        ]
         return cls(
             homes=tuple(sorted(homes, key=len, reverse=True)),
             users=tuple(sorted(words, key=len, reverse=True)),
             hosts=tuple(sorted(good_hosts, key=len, reverse=True)),
-            skipped=tuple(sorted((users - words) | (hosts - good_hosts))),
+            skipped=tuple(skipped),
         )
 
     # -- matching ----------------------------------------------------------------------
@@ -138,11 +144,18 @@ class Redactor:
         return [m.group(0) for m in self.pattern.finditer(text)]
 
     def describe(self) -> list[str]:
+        """What gets replaced, in words for the summary (never the names themselves)."""
         what = [f"home directories → {HOME}"]
-        if self.users:
-            what.append(f"user name → {USER}")
         if self.hosts:
             what.append(f"host name → {HOST}")
+        else:
+            what.append(f"the run's host name → {HOST} (too short to replace in text)")
+        if self.users:
+            what.append(f"user name → {USER}")
+        if "user name" in self.skipped:
+            what.append(
+                f"a user name that is a shared account (such as root) or under {MIN_USER} characters is kept in text"
+            )
         return what
 
 
@@ -192,7 +205,6 @@ class CopyNotes:
 
     redacted: tuple[str, ...]
     left_out: tuple[str, ...]
-    skipped_words: tuple[str, ...] = ()
 
     def to_meta(self) -> str:
         return json.dumps(
@@ -213,6 +225,17 @@ def _strip_source(frame: Frame) -> Frame:
         graph_breaks=tuple(gb(b) for b in frame.graph_breaks),
         guards=tuple(replace(g, user_code=None) for g in frame.guards),
     )
+
+
+def _hide_host(run_json: str) -> str:
+    """The run record's host name field, replaced whatever its length."""
+    try:
+        run = json.loads(run_json)
+    except ValueError:
+        return run_json
+    if isinstance(run, dict) and run.get("hostname"):
+        run["hostname"] = HOST
+    return json.dumps(run)
 
 
 def _drop_loc(value: Any) -> Any:
@@ -272,6 +295,8 @@ def redacted_copy(
 def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool) -> CopyNotes:
     sub = redactor.sub if redactor else (lambda text: text)
     for key, value in _rows(db, "SELECT key, value FROM meta WHERE key NOT IN ('format', 'schema_version')"):
+        if key == "run" and redactor is not None:
+            value = _hide_host(value)
         db.execute("UPDATE meta SET value = ? WHERE key = ?", (sub(value), key))
 
     offsets = _slices(db)
@@ -315,5 +340,4 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
     return CopyNotes(
         redacted=tuple(redactor.describe()) if redactor else (),
         left_out=left_out,
-        skipped_words=redactor.skipped if redactor else (),
     )

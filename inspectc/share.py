@@ -29,6 +29,7 @@ GITHUB_LIMIT = 65_536
 TOP_KERNELS = 10
 LINE_CAP = 300  # characters of report text on one summary line
 DETAILS_CAP = 6_000  # characters of one <details> body
+STACK_CAP = 12  # innermost user-stack frames shown
 _NOTE_RESERVE = 700  # room kept for the truncation note
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -171,7 +172,10 @@ def break_details(g: BreakGroup, base: str | None) -> str:
         lines += [f"  - {h}" for h in ex.hints]
     if ex.user_stack:
         lines.append("user stack (most recent call last):")
-        for s in ex.user_stack:
+        hidden = len(ex.user_stack) - STACK_CAP
+        if hidden > 0:
+            lines.append(f"  … {plural(hidden, 'earlier frame')}")
+        for s in ex.user_stack[-STACK_CAP:]:
             lines.append(f"  {location(s.filename, s.line, base)} in {s.function or '?'}")
             if s.code:
                 lines.append(f"      {s.code.strip()}")

@@ -1,0 +1,501 @@
+"""``inspectc share``: Markdown for an issue, a bundle to attach, an HTML page; all redacted.
+
+Golden reports (real capture) and crafted reports with planted private values feed
+``cli_share.share`` in-process (fast); one end-to-end test drives the installed CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zipfile
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from inspectc.cli_share import share
+from inspectc.export import export_report
+from inspectc.model import (
+    Failure,
+    Frame,
+    GraphBreak,
+    Guard,
+    Kernel,
+    KernelTime,
+    Recompile,
+    Run,
+    StackFrame,
+)
+from inspectc.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.share import GITHUB_LIMIT
+from inspectc.store import ReportWriter, open_report
+
+USER = "zq_alice"
+HOME = f"/home/{USER}"
+HOST = "qhost-7731"
+PLANTED = (HOME, USER, HOST)
+SECRET_LINE = "secret_line_42 = compute()"
+HOSTILE = "<b>bold</b> <script>alert(1)</script>"
+
+
+# ---------------------------------------------------------------------------
+# Reports with planted values
+
+
+def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
+    """A report written directly with ReportWriter: planted home/user/host everywhere."""
+    w = ReportWriter(path)
+    w.set_meta("inspectc_version", "0.1.0")
+    w.set_meta(
+        "run",
+        Run(
+            argv=("inspectc", "run", f"{HOME}/proj/train.py"),
+            cwd=f"{HOME}/proj",
+            hostname=HOST,
+            python_version="3.12.3",
+            torch_version="2.13.0+cpu",
+            platform="Linux-6.8-x86_64",
+            devices=("cpu: x86_64",),
+            exit_code=0,
+            end_reason="exit",
+            capture_errors=(f"could not read {HOME}/.cache on {HOST}",),
+        ),
+    )
+    header = f"# output code compiled by {USER}@{HOST} in {HOME}/proj\n"
+    k1 = f"def triton_poi_fused_sin_0(in_ptr0):\n    # {HOME}/proj/train.py:12\n    pass\n"
+    k2 = "def triton_poi_fused_cos_1(in_ptr0):\n    pass\n"
+    payload = f"{header}{k1}\n# {USER} was here\n{k2}# end\n"
+    seq = w.add_event(
+        name="inductor_output_code",
+        metadata={"inductor_output_code": {"filename": f"{HOME}/.cache/out.py"}},
+        payload=payload,
+        compile_id="0/0",
+        rank=None,
+        ts=1.0,
+    )
+    w.put_graph(rank=None, compile_id="0/0", kind="output_code", seq=seq)
+    for i, source in enumerate((k1, k2)):
+        start = payload.index(source)
+        kernel = Kernel(
+            id=-1,
+            compile_id="0/0",
+            name=source.split("(")[0].removeprefix("def "),
+            language="triton",
+            kind="pointwise",
+            source_size=len(source),
+            time=KernelTime(calls=10, total_us=100.0 * (i + 1), mean_us=10.0 * (i + 1), min_us=1, max_us=30),
+        )
+        w.add_kernel(kernel, rank=None, seq=seq, start=start, stop=start + len(source))
+    runnable = f"import torch\ndef forward(self, x):\n    # File: {HOME}/proj/train.py:12, code: {SECRET_LINE}\n    return (x,)\n"
+    seq = w.add_event(
+        name="artifact:fx_graph_runnable",
+        metadata={"artifact": {"name": "fx_graph_runnable"}},
+        payload=runnable,
+        compile_id="0/0",
+        rank=None,
+        ts=1.0,
+    )
+    w.put_graph(rank=None, compile_id="0/0", kind="fx_graph_runnable", seq=seq)
+    w.add_event(
+        name="dynamo_start",
+        metadata={"dynamo_start": {"stack": [{"line": 12, "name": "f", "filename": 1, "loc": SECRET_LINE}]}},
+        payload=None,
+        compile_id="0/0",
+        rank=None,
+        ts=1.0,
+    )
+    stack = (StackFrame(filename=f"{HOME}/proj/train.py", line=12, function="f", code=SECRET_LINE),)
+    gbs = tuple(
+        GraphBreak(
+            reason=f"Unsupported call #{i} {HOSTILE} `tick` | in {HOME}/proj by {USER}" + " x" * reason_len,
+            gb_type="Unsupported",
+            gb_id=f"GB{i:04d}",
+            explanation=f"```\n</details>\nsee {HOST}",
+            hints=("hint <i>",),
+            filename=f"{HOME}/proj/train.py",
+            line=12 + i,
+            user_stack=stack,
+            raw=f"raw text {SECRET_LINE}",
+        )
+        for i in range(breaks)
+    )
+    w.put_frame(
+        Frame(
+            compile_id="0/0",
+            function="f",
+            filename=f"{HOME}/proj/train.py",
+            line=10,
+            status="graph_break",
+            user_stack=stack,
+            graph_breaks=gbs,
+            graph_kinds=("output_code", "fx_graph_runnable"),
+            kernel_count=2,
+            recompiles=(
+                Recompile(text=f"tensor 'x' size mismatch {HOSTILE} on {HOST}", earlier_compile_id="0/0"),
+            ),
+            guards=(
+                Guard(kind="TENSOR_MATCH", source="L['x']", code="check(L['x'])", user_code=SECRET_LINE),
+            ),
+        )
+    )
+    w.put_frame(
+        Frame(
+            compile_id="1/0",
+            ordinal=1,
+            function="g",
+            filename=f"{HOME}/proj/train.py",
+            line=30,
+            status="failed",
+            failure=Failure(
+                fail_type="TypeError",
+                reason=f"{HOSTILE} in {HOME}/proj\n" * 40,
+                filename=f"{HOME}/proj/train.py",
+                line=33,
+            ),
+        )
+    )
+    w.close()
+    return path
+
+
+def planted_golden(golden: Path, path: Path) -> Path:
+    """The golden graph_breaks report, moved into a fake home on a fake host.
+
+    Every text column gets the fake home; each output code payload gets a first line naming
+    user, host and home, with the kernel slices moved past it by hand.
+    """
+    shutil.copy(golden / "graph_breaks.inspectc", path)
+    db = sqlite3.connect(path)
+    run = json.loads(db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()[0])
+    old = run["cwd"]
+    run["hostname"] = HOST
+    db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (json.dumps(run).replace(old, f"{HOME}/proj"),))
+    db.execute("UPDATE frames SET data = replace(data, ?, ?)", (old, f"{HOME}/proj"))
+    db.execute("UPDATE events SET metadata = replace(metadata, ?, ?)", (old, f"{HOME}/proj"))
+    header = f"# compiled by {USER} on {HOST} in {HOME}/proj\n"
+    rows = db.execute("SELECT seq, payload FROM events WHERE name = 'inductor_output_code'").fetchall()
+    assert rows
+    for seq, blob in rows:
+        text = header + zlib.decompress(blob).decode()
+        db.execute("UPDATE events SET payload = ? WHERE seq = ?", (zlib.compress(text.encode()), seq))
+        db.execute(
+            "UPDATE kernels SET start = start + ?, stop = stop + ? WHERE seq = ?",
+            (len(header), len(header), seq),
+        )
+    db.commit()
+    db.close()
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Checkers
+
+
+def bundle_texts(bundle: Path) -> dict[str, str]:
+    """Every text of every file of a bundle: SQLite text columns, decompressed blobs, raw bytes."""
+    texts: dict[str, str] = {}
+    with zipfile.ZipFile(bundle) as archive, tempfile.TemporaryDirectory() as tmp:
+        assert archive.testzip() is None
+        for info in archive.infolist():
+            data = archive.read(info)
+            if not data.startswith(b"SQLite format 3\x00"):
+                texts[info.filename] = data.decode("utf-8")
+                continue
+            texts[f"{info.filename} (raw bytes)"] = data.decode("latin-1")
+            db_path = Path(tmp) / "r.db"
+            db_path.write_bytes(data)
+            db = sqlite3.connect(db_path)
+            tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in tables:
+                for n, row in enumerate(db.execute(f"SELECT * FROM {table}")):
+                    for i, value in enumerate(row):
+                        if isinstance(value, bytes):
+                            value = zlib.decompress(value).decode("utf-8")
+                        if isinstance(value, str):
+                            texts[f"{info.filename}:{table}[{n}][{i}]"] = value
+            db.close()
+    return texts
+
+
+def assert_clean(texts: dict[str, str], *needles: str) -> None:
+    leaks = [
+        (where, needle)
+        for where, text in texts.items()
+        for needle in needles
+        if needle.lower() in text.lower()
+    ]
+    assert not leaks, leaks[:10]
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def check_markdown(text: str) -> None:
+    """Headings, balanced code fences, balanced <details> outside fences (CommonMark rules)."""
+    fence: str | None = None
+    depth = 0
+    headings = 0
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if fence is not None:
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not match.group(2).strip()
+            ):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        depth += len(re.findall(r"<details[ >]", line)) - line.count("</details>")
+        assert depth >= 0, f"</details> without <details>: {line!r}"
+        headings += bool(re.match(r"#{1,6} \S", line))
+    assert fence is None, "a code fence is never closed"
+    assert depth == 0, "a <details> is never closed"
+    assert headings >= 2
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(text)
+    html_blocks = "".join(t.content for t in tokens if t.type == "html_block")
+    assert html_blocks.count("<details") == html_blocks.count("</details>")
+    assert any(t.type == "heading_open" and t.tag == "h2" for t in tokens)
+    assert all(t.type != "html_inline" for t in _inline_children(tokens)), "raw HTML from the report"
+
+
+def _inline_children(tokens: list) -> list:
+    return [child for t in tokens if t.type == "inline" for child in t.children or []]
+
+
+class _Balance(HTMLParser):
+    VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.tags.append(tag)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        self.tags.append(tag)  # <meta ... />: opens and closes itself
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
+        self.stack.pop()
+
+
+def check_html(text: str) -> ET.Element:
+    parser = _Balance()
+    parser.feed(text)
+    parser.close()
+    assert parser.stack == []
+    assert not {"script", "link", "img", "iframe", "object"} & set(parser.tags)
+    assert text.startswith("<!DOCTYPE html>\n")
+    root = ET.fromstring(text.split("\n", 1)[1])  # well-formed XML apart from the doctype
+    for element in root.iter():
+        assert "src" not in element.attrib and "href" not in element.attrib
+    return root
+
+
+# ---------------------------------------------------------------------------
+# Golden report
+
+
+@pytest.fixture(scope="module")
+def golden_share(golden: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("share-golden")
+    report = out / "graph_breaks.inspectc"
+    shutil.copy(golden / "graph_breaks.inspectc", report)
+    return report, share(report, output_dir=out / "out", html=True)
+
+
+def test_golden_markdown_shows_what_happened(golden_share) -> None:
+    report, shared = golden_share
+    text = shared.markdown.read_text(encoding="utf-8")
+    check_markdown(text)
+    assert len(text) <= GITHUB_LIMIT
+    assert "### Graph breaks (4 unique, 6 in all)" in text
+    assert "- **3×** `samples/graph_breaks.py:24`: Unsupported Tensor.item() call" in text
+    assert "`samples/graph_breaks.py:18`" in text
+    assert "\\[GB0059\\] (frames 0/0)" in text  # Markdown punctuation from the report is escaped
+    assert "### Recompiles" in text and "tensor 'x' size mismatch at index 0" in text
+    with open_report(report) as r:
+        torch_version = r.run.torch_version
+    assert f"torch:    {torch_version}" in text
+    assert "### Top kernels by time" in text and "### Frames (12)" in text
+    assert "Redacted: home directories" in text
+
+
+def test_golden_bundle_reopens_with_report_summary_and_repros(golden_share) -> None:
+    report, shared = golden_share
+    with zipfile.ZipFile(shared.bundle) as archive:
+        names = archive.namelist()
+        assert archive.read("SUMMARY.md").decode() == shared.markdown.read_text(encoding="utf-8")
+        repro = archive.read(f"repros/{shared.repros[0]}").decode()
+    assert names[:3] == ["report.inspectc", "SUMMARY.md", "summary.html"]
+    assert names[3:] == [f"repros/{n}" for n in shared.repros]
+    with open_report(report) as original:
+        expected = [
+            f for f in original.frames if f.status == "graph_break" and "fx_graph_runnable" in f.graph_kinds
+        ]
+        frames = [(f.compile_id, f.status) for f in original.frames]
+    assert len(shared.repros) == len(expected) == 6
+    assert repro.startswith("# Runnable repro from torch (fx_graph_runnable) for frame 0/0")
+    compile(repro, "repro.py", "exec")  # valid Python; never run here
+    with open_report(shared.bundle) as bundled:
+        assert [(f.compile_id, f.status) for f in bundled.frames] == frames
+        data = export_report(bundled)
+    assert len(data["graph_breaks"]) == 4
+
+
+def test_golden_html_is_well_formed(golden_share) -> None:
+    _, shared = golden_share
+    assert shared.html is not None
+    root = check_html(shared.html.read_text(encoding="utf-8"))
+    text = "".join(root.itertext())
+    assert "Graph breaks (4 unique, 6 in all)" in text
+    assert "samples/graph_breaks.py:24" in text
+    assert root.find(".//details//div[@class='highlight']") is not None  # source is highlighted
+
+
+# ---------------------------------------------------------------------------
+# Limits, privacy, escaping
+
+
+def test_huge_report_stays_under_githubs_limit(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "huge.inspectc", breaks=1500, reason_len=500)
+    shared = share(report, output_dir=tmp_path / "out")
+    text = shared.markdown.read_text(encoding="utf-8")
+    assert len(text) <= GITHUB_LIMIT
+    check_markdown(text)
+    assert "Shortened to fit GitHub's 65,536-character limit.** Left out: " in text
+    assert re.search(r"Left out: \d+ of 1500 graph-break groups", text)
+    assert "### Failed frames (1)" in text and "<summary>full error of 1/0</summary>" in text
+    assert "### Top kernels by time" in text
+
+
+@pytest.mark.parametrize("source", ["crafted", "golden"])
+def test_planted_home_user_and_host_are_gone_from_every_file(
+    golden: Path, tmp_path: Path, source: str
+) -> None:
+    if source == "crafted":
+        report = crafted_report(tmp_path / "planted.inspectc")
+    else:
+        report = planted_golden(golden, tmp_path / "planted.inspectc")
+    shared = share(report, output_dir=tmp_path / "out", html=True)
+    texts = bundle_texts(shared.bundle)
+    texts["md file"] = shared.markdown.read_text(encoding="utf-8")
+    texts["html file"] = shared.html.read_text(encoding="utf-8") if shared.html else ""
+    assert_clean(texts, *PLANTED)
+    assert (
+        "Redacted: home directories → \\~, host name → &lt;host&gt;, user name → &lt;user&gt;"
+        in texts["md file"]
+    )
+    # Kernel sources moved with the redaction: each is the original's, redacted.
+    with open_report(report) as original, open_report(shared.bundle) as copy:
+        redactor = redactor_for(original)
+        assert copy.run.hostname == "<host>" and copy.run.cwd == "~/proj"
+        pairs = list(zip(original.kernels, copy.kernels, strict=True))
+        assert pairs
+        for before, after in pairs:
+            assert copy.kernel_source(after) == redactor.sub(original.kernel_source(before))
+        assert [f.compile_id for f in copy.frames] == [f.compile_id for f in original.frames]
+
+
+def test_no_redact_keeps_names_and_says_so(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "planted.inspectc")
+    shared = share(report, output_dir=tmp_path / "out", redact=False)
+    text = shared.markdown.read_text(encoding="utf-8")
+    assert "Not redacted (--no-redact)" in text
+    with open_report(shared.bundle) as copy:
+        assert copy.run.hostname == HOST
+
+
+def test_no_source_leaves_out_user_code_kernel_source_and_repros(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "planted.inspectc")
+    shared = share(report, output_dir=tmp_path / "out", html=True, no_source=True)
+    texts = bundle_texts(shared.bundle)
+    texts["html file"] = shared.html.read_text(encoding="utf-8") if shared.html else ""
+    assert_clean(texts, SECRET_LINE, "triton_poi_fused_sin_0(in_ptr0)", *PLANTED)
+    assert shared.repros == ()
+    assert (
+        "Left out (--no-source): user source lines, kernel source, graphs and repros." in texts["SUMMARY.md"]
+    )
+    with open_report(shared.bundle) as copy:
+        assert {copy.kernel_source(k) for k in copy.kernels} == {LEFT_OUT}
+        assert json.loads(copy.meta["redaction"])["left_out"]
+
+
+def test_report_text_is_shown_never_interpreted(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "hostile.inspectc")
+    shared = share(report, output_dir=tmp_path / "out", html=True)
+    markdown = shared.markdown.read_text(encoding="utf-8")
+    check_markdown(markdown)  # also: no raw inline HTML reaches the Markdown
+    assert "&lt;b&gt;bold&lt;/b&gt; &lt;script&gt;alert(1)&lt;/script&gt;" in markdown
+    assert shared.html is not None
+    page = shared.html.read_text(encoding="utf-8")
+    root = check_html(page)
+    assert not [e for e in root.iter() if e.tag in ("b", "script", "i")]
+    assert HOSTILE in "".join(root.itertext())
+    assert "Content-Security-Policy" in page
+
+
+def test_cli_share_end_to_end(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "run.inspectc")
+    proc = run_cli("share", str(report), "-o", str(tmp_path / "out"), "--html", check=True)
+    paths = [Path(p) for p in proc.stdout.split()]
+    assert [p.name for p in paths] == ["run.share.md", "run.share.zip", "run.share.html"]
+    assert all(p.is_file() for p in paths)
+    assert "attach run.share.zip" in proc.stderr
+    exported = json.loads(run_cli("export", str(paths[1]), "--json", check=True).stdout)
+    assert exported["run"]["hostname"] == "<host>"
+    again = run_cli("share", str(paths[1]), check=True)  # a bundle can be shared again
+    assert "run.share.share.md" in again.stdout
+    missing = run_cli("share", str(tmp_path / "nope.inspectc"))
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+# ---------------------------------------------------------------------------
+# The redactor
+
+
+def test_redactor_replaces_homes_users_hosts_and_moves_offsets() -> None:
+    r = Redactor.for_report(
+        hostnames=[f"{HOST}.corp.example"], paths=[f"{HOME}/p.py", "/Users/josé/x"], this_machine=False
+    )
+    text = f"{HOME}/p.py by {USER} on {HOST.upper()} and {HOST}.corp.example; C:\\Users\\bob\\x"
+    assert r.sub(text) == "~/p.py by <user> on <host> and <host>; ~\\x"
+    assert r.sub(json.dumps({"p": "/Users/josé/x", "u": "josé"})) == '{"p": "~/x", "u": "<user>"}'
+    assert r.sub(f"{USER}x x{USER} /homework") == f"{USER}x x{USER} /homework"  # whole words only
+    text = f"ab {HOME}/x {USER} cd"
+    new, moved = r.sub_mapped(text, [0, 3, 8, text.index("/x"), text.index(" cd")])
+    assert new == "ab ~/x <user> cd"
+    assert moved[3] == 3 and moved[8] == 4 and moved[text.index("/x")] == new.index("/x")
+    assert moved[text.index(" cd")] == new.index(" cd")
+
+
+def test_shared_account_names_are_not_words_but_their_homes_go() -> None:
+    r = Redactor.for_report(hostnames=[], paths=["/home/root/x"], this_machine=False)
+    assert r.sub("/home/root/x root guard") == "~/x root guard"
+    assert "user name" in r.skipped
+
+
+def test_share_modules_do_not_import_torch() -> None:
+    code = (
+        "import sys, inspectc.share, inspectc.html, inspectc.redact, inspectc.bundle, inspectc.cli_share;"
+        "bad = {'torch', 'triton', 'inspectc.capture', 'textual'} & set(sys.modules); assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
