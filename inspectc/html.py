@@ -30,6 +30,7 @@ from inspectc.share import (
 )
 
 CODE_CAP = 200_000  # characters of one highlighted block
+ITEMS_CAP = 300  # graph-break groups, recompiled and failed frames shown per section
 _FORMATTER = HtmlFormatter(noclasses=True, style="default", wrapcode=True)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _STYLE = """
@@ -129,7 +130,7 @@ def _failures(info: ShareInfo) -> str:
     if not info.failures:
         return ""
     out = [f"<h2>Failed frames ({len(info.failures)})</h2>\n"]
-    for f in info.failures:
+    for f in info.failures[:ITEMS_CAP]:
         assert f.failure is not None
         fail = f.failure
         where = location(fail.filename or f.filename, fail.line or f.line, info.base)
@@ -140,7 +141,12 @@ def _failures(info: ShareInfo) -> str:
         if fail.reason and (len(fail.reason) > LINE_CAP or "\n" in fail.reason.strip()):
             out.append(_details("full error", code_block(cap(fail.reason, DETAILS_CAP))))
         out.append("</div>\n")
-    return "".join(out)
+    return "".join(out) + _more(len(info.failures))
+
+
+def _more(count: int) -> str:
+    hidden = count - ITEMS_CAP
+    return f"<p>… {hidden:,} more, in the bundle's report.</p>\n" if hidden > 0 else ""
 
 
 def _breaks(info: ShareInfo) -> str:
@@ -148,7 +154,7 @@ def _breaks(info: ShareInfo) -> str:
         return ""
     total = sum(g.count for g in info.groups)
     out = [f"<h2>Graph breaks ({len(info.groups)} unique, {total} in all)</h2>\n"]
-    for g in info.groups:
+    for g in info.groups[:ITEMS_CAP]:
         gid = f" [{esc(g.gb_id)}]" if g.gb_id else ""
         out.append(
             f'<div class="item"><span class="count">{g.count}×</span> '
@@ -163,14 +169,14 @@ def _breaks(info: ShareInfo) -> str:
                 lines.append((s.code or "").strip())
             inner += "<p>User code:</p>\n" + code_block("\n".join(lines), "python")
         out.append(_details("details", inner) + "</div>\n")
-    return "".join(out)
+    return "".join(out) + _more(len(info.groups))
 
 
 def _recompiles(info: ShareInfo) -> str:
     if not info.recompiled:
         return ""
     out = [f"<h2>Recompiles ({plural(len(info.recompiled), 'frame')})</h2>\n"]
-    for f in info.recompiled:
+    for f in info.recompiled[:ITEMS_CAP]:
         first = f.recompiles[0]
         earlier = f" (guard of {_c(first.earlier_compile_id)} failed)" if first.earlier_compile_id else ""
         where = location(f.filename, f.line, info.base)
@@ -181,7 +187,7 @@ def _recompiles(info: ShareInfo) -> str:
         full = "\n".join(r.text for r in f.recompiles)
         out.append(_details(f"all {len(f.recompiles)} reasons", code_block(cap(full, DETAILS_CAP))))
         out.append("</div>\n")
-    return "".join(out)
+    return "".join(out) + _more(len(info.recompiled))
 
 
 def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:

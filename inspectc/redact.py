@@ -34,7 +34,11 @@ _GENERIC_HOMES = (
     rf"[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\){_NAME}",  # Windows, also JSON-escaped
 )
 _HOME_USER = re.compile(rf"(?:/(?:home|Users)/|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\))({_NAME})")
-_NOT_NAME = r"(?![\w])"
+# Names are replaced as whole words, where "_" also separates words: torch's default cache
+# folder is /tmp/torchinductor_<user>.
+_BEFORE = r"(?<![^\W_])"
+_AFTER = r"(?![^\W_])"
+_CACHE_USER = rf"(?<=torchinductor_){_NAME}"  # any user's, even one the report never names
 # Shared system accounts are not personal; replacing them as words would mangle text
 # ("root" is also a guard tree's word). Paths under their homes are still replaced.
 GENERIC_ACCOUNTS = frozenset(
@@ -168,8 +172,9 @@ def _compile(homes: tuple[str, ...], users: tuple[str, ...], hosts: tuple[str, .
     if pattern is None:
         parts = [rf"(?P<h{i}>{_either(h)}(?![\w.-]))" for i, h in enumerate(homes)]
         parts += [rf"(?P<hg{i}>{p})" for i, p in enumerate(_GENERIC_HOMES)]
-        parts += [rf"(?P<n{i}>(?i:(?<![\w]){_either(h)}{_NOT_NAME}))" for i, h in enumerate(hosts)]
-        parts += [rf"(?P<u{i}>(?<![\w]){_either(u)}{_NOT_NAME})" for i, u in enumerate(users)]
+        parts.append(rf"(?P<ug>{_CACHE_USER})")
+        parts += [rf"(?P<n{i}>(?i:{_BEFORE}{_either(h)}{_AFTER}))" for i, h in enumerate(hosts)]
+        parts += [rf"(?P<u{i}>{_BEFORE}{_either(u)}{_AFTER})" for i, u in enumerate(users)]
         pattern = _CACHE[key] = re.compile("|".join(parts))
     return pattern
 
@@ -212,18 +217,48 @@ class CopyNotes:
         )
 
 
+_TRACEBACK_FILE = re.compile(r'\s*File "[^"]*", line \d+')
+
+
+def strip_code_lines(text: str | None) -> str | None:
+    """*text* without the source lines a traceback shows under each ``File "...", line N``."""
+    if not text:
+        return text
+    out: list[str] = []
+    code_indent: int | None = None
+    for line in text.splitlines(keepends=True):
+        indent = len(line) - len(line.lstrip())
+        if code_indent is not None and line.strip() and indent > code_indent:
+            continue
+        code_indent = indent if _TRACEBACK_FILE.match(line) else None
+        out.append(line)
+    return "".join(out)
+
+
 def _strip_source(frame: Frame) -> Frame:
+    """*frame* without user source: stack code lines, raw break text, guard user code."""
+
     def stack(entries: tuple[StackFrame, ...]) -> tuple[StackFrame, ...]:
         return tuple(replace(s, code=None) for s in entries)
 
     def gb(b: GraphBreak) -> GraphBreak:
-        return replace(b, raw=None, user_stack=stack(b.user_stack))
+        return replace(
+            b,
+            raw=None,
+            reason=strip_code_lines(b.reason) or "",
+            explanation=strip_code_lines(b.explanation),
+            user_stack=stack(b.user_stack),
+        )
 
+    failure = frame.failure
+    if failure is not None:
+        failure = replace(failure, reason=strip_code_lines(failure.reason))
     return replace(
         frame,
         user_stack=stack(frame.user_stack),
         graph_breaks=tuple(gb(b) for b in frame.graph_breaks),
         guards=tuple(replace(g, user_code=None) for g in frame.guards),
+        failure=failure,
     )
 
 

@@ -95,7 +95,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             time=KernelTime(calls=10, total_us=100.0 * (i + 1), mean_us=10.0 * (i + 1), min_us=1, max_us=30),
         )
         w.add_kernel(kernel, rank=None, seq=seq, start=start, stop=start + len(source))
-    runnable = f"import torch\ndef forward(self, x):\n    # File: {HOME}/proj/train.py:12, code: {SECRET_LINE}\n    return (x,)\n"
+    runnable = f"import os\nos.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_{USER}'\nimport torch\ndef forward(self, x):\n    # File: {HOME}/proj/train.py:12, code: {SECRET_LINE}\n    return (x,)\n"
     seq = w.add_event(
         name="artifact:fx_graph_runnable",
         metadata={"artifact": {"name": "fx_graph_runnable"}},
@@ -157,7 +157,8 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             status="failed",
             failure=Failure(
                 fail_type="TypeError",
-                reason=f"{HOSTILE} in {HOME}/proj\n" * 40,
+                reason=f"{HOSTILE} in {HOME}/proj\n" * 40
+                + f'\nfrom user code:\n   File "{HOME}/proj/train.py", line 33, in g\n    {SECRET_LINE}\n',
                 filename=f"{HOME}/proj/train.py",
                 line=33,
             ),
@@ -485,6 +486,13 @@ def test_redactor_replaces_homes_users_hosts_and_moves_offsets() -> None:
     assert new == "ab ~/x <user> cd"
     assert moved[3] == 3 and moved[8] == 4 and moved[text.index("/x")] == new.index("/x")
     assert moved[text.index(" cd")] == new.index(" cd")
+
+
+def test_any_users_inductor_cache_folder_is_redacted() -> None:
+    r = Redactor.for_report(this_machine=False)
+    assert r.sub("os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_bob'") == (
+        "os.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_<user>'"
+    )
 
 
 def test_shared_account_names_are_not_words_but_their_homes_go() -> None:
