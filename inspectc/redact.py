@@ -15,11 +15,13 @@ import os
 import re
 import socket
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from inspectc.errors import ReportError
 from inspectc.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
 from inspectc.store import compress, decompress
 
@@ -321,6 +323,8 @@ def redacted_copy(
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('redaction', ?)", (notes.to_meta(),))
         db.execute("COMMIT")
         db.execute("VACUUM")
+    except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError) as exc:
+        raise ReportError(f"{src}: cannot make a shareable copy, the report is corrupt ({exc})") from None
     finally:
         source.close()
         db.close()

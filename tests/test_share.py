@@ -23,6 +23,7 @@ import pytest
 from conftest import run_cli
 
 from inspectc.cli_share import share
+from inspectc.errors import ReportError
 from inspectc.export import export_report
 from inspectc.model import (
     Failure,
@@ -507,3 +508,14 @@ def test_share_modules_do_not_import_torch() -> None:
         "bad = {'torch', 'triton', 'inspectc.capture', 'textual'} & set(sys.modules); assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_corrupt_payload_is_one_clear_error(tmp_path: Path) -> None:
+    report = crafted_report(tmp_path / "corrupt.inspectc")
+    db = sqlite3.connect(report)
+    db.execute("UPDATE events SET payload = x'00112233' WHERE name = 'inductor_output_code'")
+    db.commit()
+    db.close()
+    with pytest.raises(ReportError, match="cannot make a shareable copy"):
+        share(report, output_dir=tmp_path / "out")
+    assert not (tmp_path / "out" / "corrupt.share.zip").exists()
