@@ -65,7 +65,7 @@ def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.Fix
         breaks = [gb for f in frames for gb in f.graph_breaks]
         assert len(breaks) == raw_count(run, "dynamo_graph_break_reason")
         lines = {(Path(gb.filename or "").name, gb.line) for gb in breaks}
-        for marker in ('print("with_print', ".item() breaks", "graph_break()", "zlib.crc32("):
+        for marker in ('print("with_print', ".item() breaks", "torch._dynamo.graph_break()", "zlib.crc32("):
             assert ("graph_breaks.py", sample_line("graph_breaks.py", marker)) in lines, marker
         for gb in breaks:
             assert gb.reason and gb.user_stack, gb
@@ -94,7 +94,8 @@ def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.Fix
 def test_warm_cache_is_marked_and_complete(gb_cold: CapturedRun, gb_warm: CapturedRun) -> None:
     with open_report(gb_cold.report) as cold, open_report(gb_warm.report) as warm:
         assert [f.compile_id for f in cold.frames] == [f.compile_id for f in warm.frames]
-        assert {f.cache.get("fx_graph") for f in cold.frames if f.kernel_count} == {"miss"}
+        # cold: compiled afresh (a graph seen earlier in the same run may already hit)
+        assert "miss" in {f.cache.get("fx_graph") for f in cold.frames if f.kernel_count}
         assert {f.cache.get("fx_graph") for f in warm.frames if f.kernel_count} == {"hit"}
         assert [f.kernel_count for f in cold.frames] == [f.kernel_count for f in warm.frames]
         assert [len(f.graph_breaks) for f in cold.frames] == [len(f.graph_breaks) for f in warm.frames]
