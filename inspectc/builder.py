@@ -221,7 +221,7 @@ class Builder:
                 continue
             line = entry.get("line")
             filename = self.strings.resolve(entry.get("filename"))
-            if filename and (filename.startswith(_OWN_DIR) or filename.endswith(_RUNNER_FILES)):
+            if _is_own_frame(filename):
                 continue
             out.append(
                 StackFrame(
@@ -444,9 +444,16 @@ def _graph_break(text: str) -> GraphBreak:
         user_stack=tuple(
             StackFrame(filename=s.filename, line=s.line, function=s.function, code=s.code)
             for s in parsed.user_stack
+            if not _is_own_frame(s.filename)
         ),
         raw=text,
     )
+
+
+def _is_own_frame(filename: str | None) -> bool:
+    if not filename:
+        return False
+    return filename.startswith(_OWN_DIR) or filename.endswith(_RUNNER_FILES)
 
 
 def _is_benign_restart(reason: str) -> bool:
