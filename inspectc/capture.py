@@ -177,10 +177,17 @@ class Capture:
             self._writer.close()
         except Exception as exc:  # noqa: BLE001 - never break the user's exit
             print(f"inspectc: could not finish report {self.path}: {_why(exc)}", file=sys.stderr)
+        if self._writer.failure is not None:  # disk full, file removed... while the program ran
+            self.warning = (
+                f"inspectc: report {self.path} is incomplete: writing it failed"
+                f" ({self._writer.failure}); it holds what was saved before that"
+            )
+            print(self.warning, file=sys.stderr)
 
     @property
     def ok(self) -> bool:
-        return self._writer is not None
+        """The report was written to the end (no summary of a report that failed midway)."""
+        return self._writer is not None and self._writer.failure is None
 
     # -- torch side --------------------------------------------------------------------
     def _configure(self, torch: Any) -> None:
@@ -238,6 +245,8 @@ class Capture:
         try:
             text = payload if isinstance(payload, str) or payload is None else str(payload)
             self._builder.feed(metadata, text, created)
+            if "compilation_metrics" in metadata and self._writer is not None:
+                self._writer.flush()  # a frame ended: keep it even if the process dies now
             if self.status_line is not None:
                 self._update_status(metadata)
         except Exception as exc:  # noqa: BLE001 - capture never breaks the program
