@@ -1,0 +1,39 @@
+"""``inspectc tui REPORT``: open the Textual browser (the separate inspectc-tui package).
+
+Capture and the other readers need no Textual; when the TUI package (or Textual) is not
+installed this command says how to install it, in one line, and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from inspectc.errors import InspectcError
+
+INSTALL_HINT = (
+    "the TUI is not installed: run `pip install -e ./tui` in an inspectc checkout"
+    " (it brings textual), or `make setup`"
+)
+_TUI_MODULES = ("inspectc_tui", "textual", "rich")
+
+
+class TuiMissing(InspectcError):
+    """The inspectc-tui package or one of its dependencies is missing."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("tui", help="browse a report in the terminal UI")
+    p.add_argument("report", help="a report file written by `inspectc run`")
+    p.set_defaults(func=cmd_tui)
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    try:
+        import textual  # noqa: F401 - the TUI's one big dependency, checked up front
+        from inspectc_tui.__main__ import run_tui
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing in _TUI_MODULES:
+            raise TuiMissing(INSTALL_HINT) from None
+        raise
+    return run_tui(args.report)

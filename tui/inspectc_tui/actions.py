@@ -1,0 +1,65 @@
+"""Leaving the TUI for a moment: an editor at file:line, a graphviz export. No Textual."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+from inspectc.store import Report
+
+# Editors that take `path:line` rather than `+line path`.
+_COLON_EDITORS = {"subl", "zed", "hx", "helix"}
+_GOTO_EDITORS = {"code", "code-insiders", "codium", "cursor"}
+
+
+def editor_command(path: Path, line: int | None, editor: str | None = None) -> list[str]:
+    """The command that opens *path* at *line* in the user's editor ($VISUAL, $EDITOR, vi)."""
+    text = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    cmd = shlex.split(text) or ["vi"]
+    name = Path(cmd[0]).name
+    if line is None:
+        return [*cmd, str(path)]
+    if name in _GOTO_EDITORS:
+        return [*cmd, "--goto", f"{path}:{line}"]
+    if name in _COLON_EDITORS:
+        return [*cmd, f"{path}:{line}"]
+    return [*cmd, f"+{line}", str(path)]
+
+
+def export_file_stem(report_path: Path, compile_id: str, rank: int | None) -> str:
+    cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", compile_id)
+    return f"{report_path.stem}-{'' if rank is None else f'r{rank}-'}{cid}"
+
+
+def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not installed
+    """``inspectc.graph.fusion_dot`` when this inspectc has it, else None."""
+    try:
+        from inspectc.graph import fusion_dot  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return fusion_dot
+
+
+def export_graph(report: Report, compile_id: str, rank: int | None, out_dir: Path) -> list[Path]:
+    """Write ``<report-stem>-<cid>.dot`` (and ``.svg`` when `dot` is on PATH); return paths."""
+    fusion_dot = graph_exporter()
+    if fusion_dot is None:
+        raise LookupError("graph export not available")
+    text = fusion_dot(report, compile_id)
+    stem = export_file_stem(report.path, compile_id, rank)
+    dot_path = out_dir / f"{stem}.dot"
+    dot_path.write_text(text, encoding="utf-8")
+    written = [dot_path]
+    dot = shutil.which("dot")
+    if dot is not None:
+        svg_path = out_dir / f"{stem}.svg"
+        result = subprocess.run(
+            [dot, "-Tsvg", str(dot_path), "-o", str(svg_path)], capture_output=True, timeout=120
+        )
+        if result.returncode == 0:
+            written.append(svg_path)
+    return written

@@ -1,0 +1,190 @@
+"""The inspectc TUI app: loads a report in a worker, then lets you walk through it.
+
+Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels) and
+:class:`FrameScreen` (one frame in tabs); dialogs for help, search and source. Global
+keys live here: `/` search, `?` help, `e` editor, `x` graphviz export, `q` quit.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SuspendNotSupported
+from textual.binding import Binding
+from textual.screen import Screen
+
+from inspectc.errors import InspectcError
+from inspectc.model import Frame, Run
+from inspectc_tui.actions import editor_command, export_graph, graph_exporter
+from inspectc_tui.data import ReportData, SearchHit, load_report
+from inspectc_tui.dialogs.help import HelpScreen
+from inspectc_tui.dialogs.search import SearchScreen
+from inspectc_tui.frame.screen import FrameScreen
+from inspectc_tui.messages import LoadFailed, LoadProgress, OpenFrame, ReportLoaded, RunRead
+from inspectc_tui.overview.screen import OverviewScreen
+from inspectc_tui.source import resolve
+
+EditorRunner = Callable[[list[str]], int]
+
+
+def default_tab(frame: Frame) -> str:
+    if frame.graph_breaks or frame.failure:
+        return "breaks"
+    if frame.recompiles:
+        return "guards"
+    return "kernels" if frame.kernel_count else "graphs"
+
+
+class InspectcApp(App[None]):
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
+    TITLE = "inspectc"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "search", "Search"),
+        Binding("e", "edit", "Edit"),
+        Binding("x", "export_graph", "Graphviz"),
+    ]
+
+    def __init__(
+        self, path: str | Path, *, editor: EditorRunner | None = None, export_dir: Path | None = None
+    ) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.data: ReportData | None = None
+        self.export_dir = export_dir or Path.cwd()
+        self._editor = editor
+
+    def get_default_screen(self) -> Screen:
+        return OverviewScreen(self.path.name)
+
+    @property
+    def overview(self) -> OverviewScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, OverviewScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        # Start reading after the first paint: the overview's widgets all exist by then,
+        # and the reader thread does not hold up the paint.
+        self.call_after_refresh(self.load)
+
+    def on_unmount(self) -> None:
+        if self.data is not None:
+            self.data.close()
+
+    # -- loading -----------------------------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        def progress(what: str, fraction: float) -> None:
+            self.post_message(LoadProgress(what, fraction))
+
+        def run_read(run: Run) -> None:
+            self.post_message(RunRead(run))
+
+        try:
+            data = load_report(self.path, progress, on_run=run_read)
+        except InspectcError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        self.post_message(ReportLoaded(data))
+
+    def on_run_read(self, message: RunRead) -> None:
+        self.overview.show_run(message.run)
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self.overview.show_progress(message.what, message.fraction)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.overview.show_error(message.error)
+        self.notify(message.error, title="cannot open report", severity="error", markup=False)
+
+    def on_report_loaded(self, message: ReportLoaded) -> None:
+        self.data = message.data
+        self.overview.show_data(message.data)
+
+    # -- navigation --------------------------------------------------------------------
+    def on_open_frame(self, message: OpenFrame) -> None:
+        if self.data is None:
+            return
+        frame = self.data.frame(message.key)
+        if frame is None:
+            return
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        chosen = message.kernel_id is not None or message.break_reason is not None
+        tab = message.tab if chosen else default_tab(frame)
+        self.push_screen(
+            FrameScreen(
+                self.data, frame, tab=tab, kernel_id=message.kernel_id, break_reason=message.break_reason
+            )
+        )
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_search(self) -> None:
+        if self.data is None or isinstance(self.screen, SearchScreen):
+            return
+
+        def chosen(hit: SearchHit | None) -> None:
+            if hit is not None:
+                tab = "kernels" if hit.kernel_id is not None else "breaks"
+                self.post_message(OpenFrame(hit.frame, tab, hit.kernel_id, hit.break_reason))
+
+        self.push_screen(SearchScreen(self.data), chosen)
+
+    # -- leaving the TUI ---------------------------------------------------------------
+    def action_edit(self) -> None:
+        getter = getattr(self.screen, "current_location", None)
+        where = getter() if getter is not None else None
+        if self.data is None or where is None or not where[0]:
+            self.notify("no source location here", severity="warning")
+            return
+        filename, line = where
+        path = resolve(filename, self.data.run.cwd, self.data.path)
+        if path is None:
+            self.notify(f"source not available on this machine: {filename}", severity="warning", markup=False)
+            return
+        self.run_editor(editor_command(path, line))
+
+    def run_editor(self, command: list[str]) -> None:
+        if self._editor is not None:
+            self._editor(command)
+            return
+        try:
+            with self.suspend():
+                subprocess.run(command, check=False)
+        except SuspendNotSupported:
+            self.notify("cannot suspend to run an editor in this terminal", severity="warning")
+        except OSError as exc:
+            self.notify(f"cannot run {command[0]}: {exc.strerror or exc}", severity="error", markup=False)
+
+    def action_export_graph(self) -> None:
+        getter = getattr(self.screen, "current_frame", None)
+        frame = getter() if getter is not None else None
+        if self.data is None or frame is None:
+            self.notify("choose a frame to export", severity="warning")
+            return
+        if graph_exporter() is None:
+            self.notify("graph export not available", severity="warning")
+            return
+        self._export(frame)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, frame: Frame) -> None:
+        assert self.data is not None
+        try:
+            paths = self.data.with_report(
+                lambda report: export_graph(report, frame.compile_id, frame.rank, self.export_dir)
+            )
+        except (InspectcError, OSError, subprocess.SubprocessError, LookupError) as exc:
+            self.call_from_thread(self.notify, f"graph export failed: {exc}", severity="error", markup=False)
+            return
+        names = ", ".join(p.name for p in paths)
+        self.call_from_thread(self.notify, f"wrote {names}", title="graphviz", markup=False)

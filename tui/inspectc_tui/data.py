@@ -1,0 +1,174 @@
+"""The TUI's view of a report: what stays in memory, what is read on demand. No Textual.
+
+Frames and kernel *metadata* load once (in a worker thread); graphs, kernel source and
+raw events are read when a pane asks for them, and never kept beyond the pane showing
+them (the store caches a few decompressed payloads). One SQLite connection serves all
+threads, so every read holds :attr:`ReportData._lock` (a cursor is never shared).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from inspectc.analysis import BreakGroup, Totals, break_groups, totals
+from inspectc.model import Frame, Kernel, Recompile, Run
+from inspectc.store import EventRow, Report, open_report
+
+FrameKey = tuple[int | None, str]  # (rank, compile_id)
+T = TypeVar("T")
+Progress = Callable[[str, float], None]  # (what is loading, fraction done)
+
+TOP_KERNELS = 200
+EVENT_LIMIT = 5000
+SEARCH_LIMIT = 300
+
+
+def frame_key(frame: Frame) -> FrameKey:
+    return (frame.rank, frame.compile_id)
+
+
+def kernel_key(kernel: Kernel) -> FrameKey:
+    rank = kernel.meta.get("rank")
+    return (rank if isinstance(rank, int) else None, kernel.compile_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result: what matched and where to go."""
+
+    kind: str  # frame | break | kernel
+    text: str  # the matched text, shown literally
+    detail: str
+    frame: FrameKey
+    kernel_id: int | None = None
+    break_reason: str | None = None
+
+
+class ReportData:
+    """A loaded report, safe to read from the UI thread and from workers."""
+
+    def __init__(self, report: Report, run: Run, frames: list[Frame], kernels: list[Kernel]) -> None:
+        self._report = report
+        self._lock = threading.Lock()
+        self.path: Path = report.path
+        self.run = run
+        self.frames = frames
+        self.kernels = kernels
+        self.event_count: int | None = None
+        self._frames_by_key = {frame_key(f): f for f in frames}
+        self._kernels_by_frame: dict[FrameKey, list[Kernel]] = {}
+        self._kernels_by_id: dict[int, Kernel] = {}
+        for kernel in kernels:
+            self._kernels_by_frame.setdefault(kernel_key(kernel), []).append(kernel)
+            self._kernels_by_id[kernel.id] = kernel
+        self.groups: list[BreakGroup] = break_groups(frames)
+        self.totals: Totals = totals(frames)
+        timed = [k for k in kernels if k.time is not None]
+        timed.sort(key=lambda k: -(k.time.total_us if k.time else 0.0))
+        self.top_kernels = timed[:TOP_KERNELS]
+        self._recompiled_by: dict[str, list[tuple[Frame, Recompile]]] = {}
+        for frame in frames:
+            for rec in frame.recompiles:
+                if rec.earlier_compile_id:
+                    self._recompiled_by.setdefault(rec.earlier_compile_id, []).append((frame, rec))
+
+    # -- in memory ---------------------------------------------------------------------
+    def frame(self, key: FrameKey) -> Frame | None:
+        return self._frames_by_key.get(key)
+
+    def frame_kernels(self, frame: Frame) -> list[Kernel]:
+        return self._kernels_by_frame.get(frame_key(frame), [])
+
+    def kernel(self, kernel_id: int) -> Kernel | None:
+        return self._kernels_by_id.get(kernel_id)
+
+    def later_recompiles(self, frame: Frame) -> list[tuple[Frame, Recompile]]:
+        """Frames recompiled because a guard of *frame* failed, with the reason."""
+        return [(f, r) for f, r in self._recompiled_by.get(frame.compile_id, []) if f.rank == frame.rank]
+
+    # -- on demand (any thread) --------------------------------------------------------
+    def graph(self, frame: Frame, kind: str) -> str | None:
+        with self._lock:
+            return self._report.graph(frame.compile_id, kind, frame.rank)
+
+    def kernel_source(self, kernel: Kernel) -> str:
+        with self._lock:
+            return self._report.kernel_source(kernel)
+
+    def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
+        with self._lock:
+            return list(self._report.events(frame.compile_id, frame.rank, limit=limit))
+
+    def event_payload(self, seq: int) -> str | None:
+        with self._lock:
+            return self._report.event_payload(seq)
+
+    def with_report(self, use: Callable[[Report], T]) -> T:
+        """Call *use* with the open report, holding the lock (for exporters)."""
+        with self._lock:
+            return use(self._report)
+
+    def close(self) -> None:
+        with self._lock:
+            self._report.close()
+
+    # -- search ------------------------------------------------------------------------
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+        """Case-insensitive substring search over frames, break reasons and kernel names."""
+        needle = query.strip().lower()
+        if not needle:
+            return []
+        hits: list[SearchHit] = []
+        for frame in self.frames:
+            if any(
+                needle in f.lower() for f in (frame.compile_id, frame.function or "", frame.filename or "")
+            ):
+                hits.append(SearchHit("frame", frame.function or "?", frame.location, frame_key(frame)))
+                if len(hits) >= limit:
+                    return hits
+        for group in self.groups:
+            texts = (group.reason, group.gb_type or "", group.gb_id or "", group.location)
+            if any(needle in f.lower() for f in texts):
+                first = self._first_frame(group.compile_ids)
+                if first is not None:
+                    detail = f"{group.count}× {group.location}"
+                    hits.append(SearchHit("break", group.reason, detail, first, break_reason=group.reason))
+                    if len(hits) >= limit:
+                        return hits
+        for kernel in self.kernels:
+            if needle in kernel.name.lower():
+                detail = f"frame {kernel.compile_id} · {kernel.language}"
+                hits.append(SearchHit("kernel", kernel.name, detail, kernel_key(kernel), kernel.id))
+                if len(hits) >= limit:
+                    return hits
+        return hits
+
+    def _first_frame(self, compile_ids: list[str]) -> FrameKey | None:
+        for frame in self.frames:
+            if frame.compile_id in compile_ids:
+                return frame_key(frame)
+        return None
+
+
+def load_report(
+    path: str | Path, progress: Progress | None = None, on_run: Callable[[Run], None] | None = None
+) -> ReportData:
+    """Open *path* and read what the overview needs; raises ``ReportError``."""
+    tell = progress or (lambda _what, _done: None)
+    tell("opening report", 0.0)
+    report = open_report(path)
+    run = report.run
+    if on_run is not None:
+        on_run(run)
+    tell("reading frames", 0.1)
+    frames = report.frames
+    tell(f"reading kernels ({len(frames):,} frames read)", 0.6)
+    kernels = report.kernels
+    tell("indexing", 0.9)
+    data = ReportData(report, run, frames, kernels)
+    tell("ready", 1.0)
+    return data

@@ -1,0 +1,1 @@
+"""The frame screen and its tabs."""

@@ -1,0 +1,163 @@
+"""The FX graphs tab: Dynamo, AOT forward/backward, post-grad graphs and output code,
+highlighted, read from the report only when shown. Enter on a node line goes to the
+kernel that fused it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspectc_tui.frame.base import FramePane
+from inspectc_tui.fusion import kernels_for_node, node_at, node_line
+from inspectc_tui.widgets.code_view import CodeView
+
+TITLES = {
+    "dynamo": "Dynamo graph",
+    "pre_grad": "Pre-grad",
+    "aot_joint": "AOT joint",
+    "aot_forward": "AOT forward",
+    "aot_inference": "AOT inference",
+    "aot_backward": "AOT backward",
+    "post_grad": "Post-grad",
+    "post_grad_backward": "Post-grad bwd",
+    "output_code": "Output code",
+    "output_code_backward": "Output code bwd",
+    "fx_graph_runnable": "Runnable repro",
+    "guards": "Guards (raw)",
+}
+ORDER = list(TITLES)
+
+
+class GraphsPane(FramePane):
+    DEFAULT_CSS = """
+    GraphsPane #graph-kinds { width: 20; height: 1fr; border: none; }
+    GraphsPane #graph-main { width: 1fr; }
+    GraphsPane #graph-caption { height: 1; padding: 0 1; background: $boost; color: $text-muted; }
+    GraphsPane #graph-code { height: 1fr; }
+    """
+
+    class NodeChosen(Message):
+        """A node line was chosen: go to the kernel that fused it."""
+
+        def __init__(self, node: str, kernel_id: int) -> None:
+            self.node = node
+            self.kernel_id = kernel_id
+            super().__init__()
+
+    class GraphRead(Message):
+        def __init__(self, kind: str, text: str | None, focus_node: str | None) -> None:
+            self.kind = kind
+            self.text = text
+            self.focus_node = focus_node
+            super().__init__()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="graphs-body"):
+            yield OptionList(id="graph-kinds")
+            with Vertical(id="graph-main"):
+                yield Static(id="graph-caption")
+                yield CodeView(id="graph-code")
+
+    def load(self) -> None:
+        kinds = sorted(self.frame.graph_kinds, key=lambda k: ORDER.index(k) if k in ORDER else 99)
+        self.kinds = kinds
+        self.current: str | None = None
+        options = self.query_one("#graph-kinds", OptionList)
+        if not kinds:
+            options.display = False
+            self.query_one("#graph-caption", Static).update(
+                Text("No graphs recorded for this frame.", style="dim")
+            )
+            return
+        options.add_options(Option(Text(TITLES.get(k, k)), id=k) for k in kinds)
+        options.highlighted = 0
+
+    def main_widget(self) -> Widget | None:
+        return self.query_one("#graph-kinds") if self.kinds else None
+
+    def show(self, kind: str, node: str | None = None) -> None:
+        """Show graph *kind*, with the cursor on *node*'s definition when given."""
+        if kind not in self.kinds:
+            return
+        if kind == self.current:
+            if node is not None:
+                self._focus_node(node)
+            return
+        self._pending_node = node
+        options = self.query_one("#graph-kinds", OptionList)
+        options.highlighted = self.kinds.index(kind)
+
+    @on(OptionList.OptionHighlighted, "#graph-kinds")
+    def _kind_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        kind = event.option.id or ""
+        self.current = kind
+        self.query_one("#graph-caption", Static).update(Text(f"reading {TITLES.get(kind, kind)}…"))
+        self._read(kind, getattr(self, "_pending_node", None))
+        self._pending_node = None
+
+    @on(OptionList.OptionSelected, "#graph-kinds")
+    def _kind_selected(self) -> None:
+        self.query_one("#graph-code").focus()
+
+    @work(thread=True, exclusive=True, group="graph", exit_on_error=False)
+    def _read(self, kind: str, focus_node: str | None) -> None:
+        self.post_message(self.GraphRead(kind, self.data.graph(self.frame, kind), focus_node))
+
+    @on(GraphRead)
+    def _show_text(self, message: GraphRead) -> None:
+        if message.kind != self.current:
+            return
+        view = self.query_one("#graph-code", CodeView)
+        text = message.text
+        caption = Text(TITLES.get(message.kind, message.kind), style="bold")
+        if text is None:
+            view.set_text("")
+            caption.append("  ·  not in the report", style="dim")
+        else:
+            view.set_text(text, language="python")
+            caption.append(f"  ·  {view.line_count:,} lines", style="dim")
+            if any(k.fused_nodes for k in self.data.frame_kernels(self.frame)):
+                caption.append("  ·  Enter on a node: its kernel", style="dim")
+        self.query_one("#graph-caption", Static).update(caption)
+        if message.focus_node:
+            self._focus_node(message.focus_node)
+
+    def _focus_node(self, node: str) -> None:
+        view = self.query_one("#graph-code", CodeView)
+        index = node_line(view.lines, node)
+        if index is None:
+            self.app.notify(f"node {node} is not in this graph", severity="warning", markup=False)
+            return
+        view.marks = {index}
+        view.show_line(index)
+        view.focus()
+
+    @on(CodeView.LineChosen, "#graph-code")
+    def _line_chosen(self, event: CodeView.LineChosen) -> None:
+        node = node_at(event.line)
+        if node is None:
+            return
+        kernels = kernels_for_node(self.data.frame_kernels(self.frame), node)
+        if not kernels:
+            self.app.notify(f"no kernel fused the node {node}", markup=False)
+            return
+        self.post_message(self.NodeChosen(node, kernels[0].id))
+
+    def current_location(self) -> tuple[str | None, int | None] | None:
+        view = self.query_one("#graph-code", CodeView)
+        if view.cursor is None:
+            return None
+        line = view.line(view.cursor)
+        marker = "# File: "
+        if marker in line:  # `# File: /path/x.py:12 in forward, code: ...`
+            where = line.split(marker, 1)[1].split(" in ", 1)[0]
+            path, _, number = where.rpartition(":")
+            if number.isdigit():
+                return (path, int(number))
+        return None

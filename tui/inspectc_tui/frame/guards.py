@@ -1,0 +1,162 @@
+"""The Guards tab: the frame's guard tree, filterable by source, and on a recompile the
+guard that failed (this frame's reason, and guards of this frame that later failed)."""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Input, Static, Tree
+
+from inspectc.model import Guard
+from inspectc_tui.frame.base import FramePane, Location
+from inspectc_tui.text import literal, location
+
+MAX_NODES = 5000
+EXPAND_UP_TO = 400  # guards; a bigger tree opens with its sources folded
+_MANAGERS = {"TREE_GUARD_MANAGER", "GuardManager", "DictGuardManager", "RootGuardManager"}
+_TENSOR = re.compile(r"\btensor '([^']+)'")
+
+
+def failed_guard_matches(guard: Guard, reason: str) -> bool:
+    """Whether a recompile *reason* names *guard* (by its source or its code)."""
+    tensor = _TENSOR.search(reason)
+    if tensor is not None:  # "tensor 'x' size mismatch ...": the TENSOR_MATCH of L['x']
+        name = tensor.group(1)
+        return guard.kind == "TENSOR_MATCH" and guard.source in (name, f"L['{name}']")
+    if guard.source and guard.source in reason:
+        return True
+    return bool(guard.code) and len(guard.code) > 8 and guard.code in reason
+
+
+class GuardsPane(FramePane):
+    DEFAULT_CSS = """
+    GuardsPane #guard-filter { margin: 0 0 0 0; }
+    GuardsPane #recompile-info { padding: 0 1; margin-bottom: 1; }
+    GuardsPane #guard-tree { height: 1fr; }
+    GuardsPane #guard-detail { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter by source, e.g. L['x']   (Enter: go to tree)", id="guard-filter")
+        yield Static(id="recompile-info")
+        yield Tree(Text("guards"), id="guard-tree")
+        yield Static(id="guard-detail")
+
+    def load(self) -> None:
+        self._failed = self._failure_reasons()
+        self._recompile_panel()
+        self._fill("")
+
+    def main_widget(self) -> Widget | None:
+        return self.query_one("#guard-tree")
+
+    def _failure_reasons(self) -> list[str]:
+        """Texts of later recompiles caused by a guard of this frame failing."""
+        return [r.guard or r.text for _, r in self.data.later_recompiles(self.frame)]
+
+    def _recompile_panel(self) -> None:
+        info = Text()
+        for rec in self.frame.recompiles:
+            info.append("Recompiled: ", style="bold magenta")
+            if rec.earlier_compile_id:
+                info.append(f"a guard of frame {rec.earlier_compile_id} failed\n")
+            info.append("  failed guard: ", style="dim")
+            info.append_text(literal(rec.guard or rec.text, "red"))
+            info.append("\n")
+        for later, rec in self.data.later_recompiles(self.frame):
+            info.append(f"Guard failed later, recompiling as {later.compile_id}: ", style="bold magenta")
+            info.append_text(literal(rec.guard or rec.text, "red"))
+            info.append("\n")
+        panel = self.query_one("#recompile-info", Static)
+        panel.update(info)
+        panel.display = bool(info.plain)
+
+    def _fill(self, needle: str) -> None:
+        """The guards grouped by the source they check (global guards first)."""
+        tree: Tree[Guard] = self.query_one("#guard-tree", Tree)
+        tree.clear()
+        guards = [g for g in self.frame.guards if g.kind not in _MANAGERS]
+        if not guards:
+            tree.root.set_label(Text("No guards recorded for this frame.", style="dim"))
+            return
+        low = needle.strip().lower()
+        groups: dict[str, list[Guard]] = {}
+        for guard in guards:
+            source = guard.source or ""
+            if low and low not in source.lower() and low not in guard.code.lower():
+                continue
+            groups.setdefault(source, []).append(guard)
+        shown = sum(len(g) for g in groups.values())
+        label = Text(f"{len(guards)} guards", style="bold")
+        if low:
+            label.append(f"  ·  {shown} match", style="dim")
+        tree.root.set_label(label)
+        expand = shown <= EXPAND_UP_TO
+        count = 0
+        for source, members in groups.items():
+            failed = [self._failed_guard(g) for g in members]
+            title = literal(source, "bold") if source else Text("global state", style="bold italic")
+            title.append(f"  {len(members)}", style="dim")
+            if any(failed):
+                title.append("  ✗ failed later", style="bold red")
+            node = tree.root.add(title, expand=expand or any(failed))
+            for guard, bad in zip(members, failed, strict=True):
+                node.add_leaf(self._label(guard, bad), data=guard)
+                count += 1
+                if count >= MAX_NODES:
+                    tree.root.add_leaf(Text(f"… {shown - count} more (filter to narrow)", style="dim"))
+                    tree.root.expand()
+                    return
+        if low and not groups:
+            tree.root.add_leaf(Text("no guard matches the filter", style="dim"))
+        tree.root.expand()
+
+    def _failed_guard(self, guard: Guard) -> bool:
+        return any(failed_guard_matches(guard, reason) for reason in self._failed)
+
+    @staticmethod
+    def _label(guard: Guard, failed: bool) -> Text:
+        label = Text()
+        if failed:
+            label.append("✗ failed later  ", style="bold white on red")
+        label.append_text(literal(guard.kind, "bold cyan"))
+        label.append("  ")
+        code = guard.code
+        if code.startswith(guard.kind + ":"):
+            code = code[len(guard.kind) + 1 :].strip()
+        label.append_text(literal(code, "red" if failed else "", one_line=True))
+        return label
+
+    @on(Input.Changed, "#guard-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#guard-filter")
+    def _to_tree(self) -> None:
+        self.query_one("#guard-tree").focus()
+
+    @on(Tree.NodeHighlighted, "#guard-tree")
+    def _guard_detail(self, event: Tree.NodeHighlighted[Guard]) -> None:
+        guard = event.node.data
+        detail = Text()
+        if isinstance(guard, Guard):
+            detail.append_text(literal(guard.code))
+            if guard.user_code:
+                detail.append("\nfrom ", style="dim")
+                detail.append_text(literal(guard.user_code, "italic"))
+            if guard.filename:
+                detail.append("\n" if not guard.user_code else "  ")
+                detail.append("at ", style="dim")
+                detail.append_text(literal(location(guard.filename, guard.line, self.data.run.cwd), "cyan"))
+        self.query_one("#guard-detail", Static).update(detail)
+
+    def current_location(self) -> Location | None:
+        node = self.query_one("#guard-tree", Tree).cursor_node
+        guard = node.data if node is not None else None
+        if isinstance(guard, Guard) and guard.filename:
+            return (guard.filename, guard.line)
+        return None

@@ -1,0 +1,239 @@
+"""The Kernels tab: the frame's kernels, sortable; the selected one's timing, fused FX
+nodes and origins, and its Triton or C++ source (read when selected).
+
+From here fusion navigation goes to a fused node's line in the FX graph, or to the user
+source line an origin came from."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspectc.model import Kernel, Origin
+from inspectc_tui.frame.base import FramePane, Location
+from inspectc_tui.fusion import graph_for_kernel
+from inspectc_tui.overview.tables import SortableTable
+from inspectc_tui.text import literal, location, micros, percent
+from inspectc_tui.widgets.code_view import CodeView
+
+SORT_CYCLE = ("total", "mean", "calls", "name", "size")
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _num(text: str) -> Text:
+    return Text(text, justify="right")
+
+
+class KernelTable(SortableTable):
+    def fill(self, kernels: list[Kernel]) -> None:
+        self.reset()
+        self.add_column(_num("Total"), key="total")
+        self.add_column(_num("Share"), key="share")
+        self.add_column("Kernel", key="name")
+        self.add_column("Lang", key="language")
+        self.add_column(_num("Calls"), key="calls")
+        self.add_column(_num("Mean"), key="mean")
+        self.add_column(_num("Nodes"), key="nodes")
+        self.add_column(_num("Size"), key="size")
+        self.sort_keys = {
+            "name": lambda k: k.name,
+            "language": lambda k: k.language,
+            "calls": lambda k: -(k.time.calls if k.time else -1),
+            "total": lambda k: -(k.time.total_us if k.time else -1.0),
+            "mean": lambda k: -(k.time.mean_us if k.time else -1.0),
+            "share": lambda k: -((k.time.share or 0.0) if k.time else -1.0),
+            "nodes": lambda k: -len(k.fused_nodes),
+            "size": lambda k: -k.source_size,
+        }
+        for kernel in kernels:
+            t = kernel.time
+            cells = [
+                Text(micros(t.total_us if t else None), justify="right", style="bold"),
+                _num(percent(t.share if t else None)),
+                literal(_short(kernel.name, 44), "green"),
+                literal(kernel.language),
+                _num(str(t.calls) if t else "-"),
+                _num(micros(t.mean_us if t else None)),
+                _num(str(len(kernel.fused_nodes))),
+                _num(f"{kernel.source_size / 1024:.1f}K"),
+            ]
+            self.add_object(str(kernel.id), kernel, cells)
+        if any(k.time for k in kernels):
+            self.sort_by("total", reverse=False)
+
+
+class KernelsPane(FramePane):
+    DEFAULT_CSS = """
+    KernelsPane #kernel-table { width: 50%; height: 1fr; }
+    KernelsPane #kernel-detail { width: 1fr; height: 1fr; padding-left: 1; }
+    KernelsPane #kernel-info { height: auto; max-height: 6; }
+    KernelsPane #kernel-links { height: auto; max-height: 8; border: none; margin: 0; }
+    KernelsPane #kernel-caption { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
+    KernelsPane #kernel-source { height: 1fr; }
+    """
+
+    BINDINGS = [Binding("s", "cycle_sort", "Sort")]
+
+    class NodeChosen(Message):
+        """Go to a fused node's definition in an FX graph."""
+
+        def __init__(self, node: str, kind: str) -> None:
+            self.node = node
+            self.kind = kind
+            super().__init__()
+
+    class OriginChosen(Message):
+        """Show the user source an origin came from."""
+
+        def __init__(self, origin: Origin) -> None:
+            self.origin = origin
+            super().__init__()
+
+    class SourceRead(Message):
+        def __init__(self, kernel_id: int, text: str) -> None:
+            self.kernel_id = kernel_id
+            self.text = text
+            super().__init__()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="kernels-body"):
+            yield KernelTable(id="kernel-table")
+            with Vertical(id="kernel-detail"):
+                yield Static(id="kernel-info")
+                yield OptionList(id="kernel-links")
+                yield Static(id="kernel-caption")
+                yield CodeView(id="kernel-source")
+
+    def load(self) -> None:
+        self.kernels = self.data.frame_kernels(self.frame)
+        self.selected: Kernel | None = None
+        if not self.kernels:
+            self.query_one("#kernel-table").display = False
+            self.query_one("#kernel-links").display = False
+            self.query_one("#kernel-source").display = False
+            self.query_one("#kernel-caption").display = False
+            self.query_one("#kernel-info", Static).update(
+                Text("No kernels were generated for this frame.", style="dim")
+            )
+            return
+        self.query_one(KernelTable).fill(self.kernels)
+
+    def main_widget(self) -> Widget | None:
+        return self.query_one(KernelTable) if self.kernels else None
+
+    def select(self, kernel_id: int) -> None:
+        self.query_one(KernelTable).select_key(str(kernel_id))
+
+    def action_cycle_sort(self) -> None:
+        table = self.query_one(KernelTable)
+        current = table.sorted_by[0] if table.sorted_by else SORT_CYCLE[-1]
+        following = (
+            SORT_CYCLE[(SORT_CYCLE.index(current) + 1) % len(SORT_CYCLE)]
+            if current in SORT_CYCLE
+            else SORT_CYCLE[0]
+        )
+        table.sort_by(following, reverse=False)
+        self.app.notify(f"kernels sorted by {following}", timeout=1.5)
+
+    @on(DataTable.RowHighlighted, "#kernel-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        kernel = self.query_one(KernelTable).object_for(str(event.row_key.value))
+        if not isinstance(kernel, Kernel) or kernel is self.selected:
+            return
+        self.selected = kernel
+        self.query_one("#kernel-info", Static).update(self._info(kernel))
+        links = self.query_one("#kernel-links", OptionList)
+        links.clear_options()
+        links.add_options(self._links(kernel))
+        links.display = links.option_count > 0
+        self.query_one("#kernel-caption", Static).update(Text(f"reading {kernel.name}…"))
+        self._read(kernel)
+
+    def _info(self, kernel: Kernel) -> Text:
+        out = Text()
+        out.append_text(literal(kernel.name, "bold green"))
+        out.append(f"  {kernel.language} · {kernel.kind} · {kernel.graph_kind}\n", style="dim")
+        t = kernel.time
+        if t is None:
+            out.append("not timed", style="dim")
+        else:
+            out.append(f"{micros(t.total_us)}", style="bold")
+            out.append(
+                f" total over {t.calls} calls · mean {micros(t.mean_us)} · "
+                f"min {micros(t.min_us)} · max {micros(t.max_us)} · {percent(t.share)} of the frame"
+            )
+        if not kernel.fused_nodes and not kernel.origins:
+            out.append("\nno provenance recorded (fused nodes, origins)", style="dim")
+        return out
+
+    def _links(self, kernel: Kernel) -> list[Option]:
+        base = self.data.run.cwd
+        options = []
+        for index, node in enumerate(kernel.fused_nodes):
+            label = Text("node    ", style="magenta") + literal(node, "bold")
+            label.append("  → FX graph", style="dim")
+            options.append(Option(label, id=f"n{index}"))
+        for index, origin in enumerate(kernel.origins):
+            label = Text("origin  ", style="cyan") + literal(origin.op, "bold")
+            label.append("  ")
+            label.append_text(literal(location(origin.filename, origin.line, base), "cyan"))
+            if origin.module:
+                label.append("  ")
+                label.append_text(literal(origin.module, "dim"))
+            options.append(Option(label, id=f"o{index}"))
+        return options
+
+    @on(OptionList.OptionSelected, "#kernel-links")
+    def _link_chosen(self, event: OptionList.OptionSelected) -> None:
+        kernel = self.selected
+        if kernel is None or not event.option.id:
+            return
+        index = int(event.option.id[1:])
+        if event.option.id.startswith("n"):
+            kind = graph_for_kernel(kernel, self.frame.graph_kinds)
+            if kind is None:
+                self.app.notify("this frame has no FX graph to show the node in", severity="warning")
+                return
+            self.post_message(self.NodeChosen(kernel.fused_nodes[index], kind))
+        else:
+            self.post_message(self.OriginChosen(kernel.origins[index]))
+
+    @work(thread=True, exclusive=True, group="kernel-source", exit_on_error=False)
+    def _read(self, kernel: Kernel) -> None:
+        self.post_message(self.SourceRead(kernel.id, self.data.kernel_source(kernel)))
+
+    @on(SourceRead)
+    def _show_source(self, message: SourceRead) -> None:
+        kernel = self.selected
+        if kernel is None or kernel.id != message.kernel_id:
+            return
+        view = self.query_one("#kernel-source", CodeView)
+        view.set_text(message.text, language=kernel.language)
+        caption = Text(f"{kernel.language} source", style="bold")
+        caption.append(f"  ·  {view.line_count:,} lines", style="dim")
+        if not message.text:
+            caption.append("  ·  not in the report", style="dim")
+        self.query_one("#kernel-caption", Static).update(caption)
+
+    def current_location(self) -> Location | None:
+        links = self.query_one("#kernel-links", OptionList)
+        kernel = self.selected
+        if kernel is None:
+            return None
+        option = links.highlighted_option if links.has_focus else None
+        if option is not None and option.id and option.id.startswith("o"):
+            origin = kernel.origins[int(option.id[1:])]
+            return (origin.filename, origin.line)
+        if kernel.origins:
+            return (kernel.origins[0].filename, kernel.origins[0].line)
+        return None

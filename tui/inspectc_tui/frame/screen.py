@@ -1,0 +1,192 @@
+"""One compiled frame, in tabs: graph breaks, guards, FX graphs, kernels, metrics, events.
+
+Tabs fill the first time they are shown. Fusion navigation crosses tabs: a node line in
+an FX graph goes to its kernel; a kernel's fused node goes back to its graph line; a
+kernel's origin shows the user source it came from.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
+
+from inspectc.model import Frame
+from inspectc_tui.data import ReportData
+from inspectc_tui.dialogs.source import SourceDialog
+from inspectc_tui.frame.base import FramePane, Location
+from inspectc_tui.frame.breaks import BreaksPane
+from inspectc_tui.frame.events import EventsPane
+from inspectc_tui.frame.graphs import GraphsPane
+from inspectc_tui.frame.guards import GuardsPane
+from inspectc_tui.frame.kernels import KernelsPane
+from inspectc_tui.frame.metrics import MetricsPane
+from inspectc_tui.text import frame_label, literal, location, seconds, status_text
+
+TABS: tuple[tuple[str, str, type[FramePane]], ...] = (
+    ("breaks", "Graph breaks", BreaksPane),
+    ("guards", "Guards", GuardsPane),
+    ("graphs", "FX graphs", GraphsPane),
+    ("kernels", "Kernels", KernelsPane),
+    ("metrics", "Metrics", MetricsPane),
+    ("events", "Events", EventsPane),
+)
+
+
+def frame_header(frame: Frame, data: ReportData) -> Text:
+    out = Text()
+    out.append(f" {frame_label(frame.compile_id, frame.rank)} ", style="bold reverse")
+    out.append("  ")
+    out.append_text(literal(frame.function or "?", "bold"))
+    out.append("()  ")
+    out.append_text(literal(location(frame.filename, frame.line, data.run.cwd), "cyan"))
+    out.append("  ")
+    out.append_text(status_text(frame.status))
+    details = [
+        f"{frame.kernel_count} kernels",
+        f"compiled in {seconds(frame.metrics.entire_frame_s)}",
+    ]
+    if frame.cache.get("fx_graph"):
+        details.append(f"FX cache {frame.cache['fx_graph']}")
+    if frame.attempts > 1:
+        details.append(f"{frame.attempts} attempts")
+    out.append("  ·  " + "  ·  ".join(details), style="dim")
+    for rec in frame.recompiles[:1]:
+        out.append("\n recompile: ", style="bold magenta")
+        out.append_text(literal(rec.guard or rec.text, one_line=True))
+    if frame.failure is not None:
+        out.append("\n failed: ", style="bold red")
+        out.append_text(literal(frame.failure.reason or frame.failure.fail_type, "red", one_line=True))
+    return out
+
+
+class FrameScreen(Screen[None]):
+    """A frame's details; Escape goes back to the overview."""
+
+    BINDINGS = [
+        Binding("escape,backspace", "app.pop_screen", "Back"),
+        *(
+            Binding(str(n), f"show_tab('{key}')", title, show=False)
+            for n, (key, title, _) in enumerate(TABS, 1)
+        ),
+        Binding("right_square_bracket", "next_tab(1)", "Next tab", show=False),
+        Binding("left_square_bracket", "next_tab(-1)", "Previous tab", show=False),
+    ]
+
+    def __init__(
+        self,
+        data: ReportData,
+        frame: Frame,
+        *,
+        tab: str = "breaks",
+        kernel_id: int | None = None,
+        break_reason: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.data = data
+        self.frame = frame
+        self._initial = (tab, kernel_id, break_reason)
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield Static(frame_header(self.frame, self.data), id="frame-header")
+        with TabbedContent(initial=f"tab-{self._initial[0]}", id="frame-tabs"):
+            for key, title, pane_type in TABS:
+                with TabPane(self._tab_title(key, title), id=f"tab-{key}"):
+                    yield pane_type(self.data, self.frame, id=f"pane-{key}")
+        yield Footer()
+
+    def _tab_title(self, key: str, title: str) -> str:
+        f = self.frame
+        counts = {
+            "breaks": len(f.graph_breaks) + (1 if f.failure else 0),
+            "guards": len(f.guards),
+            "graphs": len(f.graph_kinds),
+            "kernels": len(self.data.frame_kernels(f)),
+        }
+        return f"{title} {counts[key]}" if key in counts else title
+
+    def on_mount(self) -> None:
+        self.sub_title = f"frame {frame_label(self.frame.compile_id, self.frame.rank)}"
+        tab, kernel_id, break_reason = self._initial
+        pane = self.pane(tab)
+        pane.ensure_loaded()
+        if kernel_id is not None and isinstance(pane, KernelsPane):
+            pane.select(kernel_id)
+        if break_reason is not None and isinstance(pane, BreaksPane):
+            pane.select_reason(break_reason)
+        self._focus_pane(pane)
+
+    def pane(self, key: str) -> FramePane:
+        return self.query_one(f"#pane-{key}", FramePane)
+
+    def _focus_pane(self, pane: FramePane) -> None:
+        # Focusing a widget in another pane activates that pane (TabbedContent), so only
+        # move focus when it is not already inside *pane*: no ping-pong between tabs.
+        focused = self.focused
+        if focused is not None and pane in focused.ancestors:
+            return
+        widget = pane.main_widget()
+        if widget is not None:
+            widget.focus()
+
+    @property
+    def active_tab(self) -> str:
+        return self.query_one(TabbedContent).active.removeprefix("tab-")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        key = (event.pane.id or "").removeprefix("tab-")
+        pane = self.pane(key)
+        pane.ensure_loaded()
+        if isinstance(self.focused, Tabs):
+            return  # the user is moving along the tab bar: leave focus there
+        self._focus_pane(pane)
+
+    def action_show_tab(self, key: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{key}"
+
+    def action_next_tab(self, step: int) -> None:
+        keys = [key for key, _, _ in TABS]
+        index = (keys.index(self.active_tab) + step) % len(keys)
+        self.action_show_tab(keys[index])
+
+    # -- fusion navigation -------------------------------------------------------------
+    def show_kernel(self, kernel_id: int) -> None:
+        self.action_show_tab("kernels")
+        pane = self.pane("kernels")
+        pane.ensure_loaded()
+        assert isinstance(pane, KernelsPane)
+        pane.select(kernel_id)
+        self._focus_pane(pane)
+
+    def show_graph_node(self, kind: str, node: str) -> None:
+        self.action_show_tab("graphs")
+        pane = self.pane("graphs")
+        pane.ensure_loaded()
+        assert isinstance(pane, GraphsPane)
+        pane.show(kind, node)
+
+    @on(GraphsPane.NodeChosen)
+    def _node_to_kernel(self, message: GraphsPane.NodeChosen) -> None:
+        self.show_kernel(message.kernel_id)
+
+    @on(KernelsPane.NodeChosen)
+    def _kernel_to_node(self, message: KernelsPane.NodeChosen) -> None:
+        self.show_graph_node(message.kind, message.node)
+
+    @on(KernelsPane.OriginChosen)
+    def _kernel_to_source(self, message: KernelsPane.OriginChosen) -> None:
+        o = message.origin
+        self.app.push_screen(SourceDialog(self.data, o.filename, o.line, title=o.op))
+
+    # -- what `e` and `x` act on -------------------------------------------------------
+    def current_frame(self) -> Frame:
+        return self.frame
+
+    def current_location(self) -> Location | None:
+        found = self.pane(self.active_tab).current_location()
+        return found or (self.frame.filename, self.frame.line)

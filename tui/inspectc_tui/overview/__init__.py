@@ -1,0 +1,1 @@
+"""The overview screen and its tables."""

@@ -1,0 +1,463 @@
+"""The TUI driven with Textual's Pilot on golden reports (real capture) and made ones."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import sync
+from inspectc_tui.app import InspectcApp
+from inspectc_tui.dialogs.help import HelpScreen
+from inspectc_tui.dialogs.search import SearchScreen
+from inspectc_tui.dialogs.source import SourceDialog
+from inspectc_tui.frame.kernels import KernelTable
+from inspectc_tui.frame.screen import FrameScreen
+from inspectc_tui.messages import OpenFrame
+from inspectc_tui.overview.screen import OverviewScreen
+from inspectc_tui.widgets.code_view import CodeView
+from reports import ELSEWHERE
+from textual.pilot import Pilot
+from textual.widgets import DataTable, OptionList, Static, Tree
+
+SIZE = (160, 48)
+
+
+class RecordingApp(InspectcApp):
+    """The app, with notifications and editor commands recorded for assertions."""
+
+    def __init__(self, path: Path, **kwargs: Any) -> None:
+        self.editor_calls: list[list[str]] = []
+        super().__init__(path, editor=self.editor_calls.append, **kwargs)
+        self.notes: list[str] = []
+
+    def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
+        self.notes.append(message)
+        super().notify(message, **kwargs)
+
+
+async def loaded(pilot: Pilot[None]) -> RecordingApp:
+    app = pilot.app
+    assert isinstance(app, RecordingApp)
+    for _ in range(400):
+        if app.data is not None:
+            break
+        await pilot.pause(0.025)
+    assert app.data is not None, "report did not load"
+    await pilot.pause()
+    return app
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Let workers finish and their messages land."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def text_of(app: InspectcApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).visual)
+
+
+def screen_text(app: InspectcApp) -> str:
+    return app.export_screenshot().replace("&#160;", " ")
+
+
+async def open_frame(pilot: Pilot[None], cid: str, **kwargs: Any) -> FrameScreen:
+    pilot.app.post_message(OpenFrame((None, cid), **kwargs))
+    await pilot.pause()
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, FrameScreen) and screen.frame.compile_id == cid
+    return screen
+
+
+# -- overview ------------------------------------------------------------------------------
+
+
+@sync
+async def test_overview_shows_run_frames_breaks_kernels(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        assert isinstance(screen, OverviewScreen)
+        assert screen.query_one("#frames", DataTable).row_count == 12
+        breaks = screen.query_one("#breaks", DataTable)
+        assert breaks.row_count == 4
+        assert str(breaks.get_row_at(0)[0]) == "3×"  # sorted by count
+        assert screen.query_one("#top-kernels", DataTable).row_count == 12
+        header = text_of(app, "#run-header")
+        assert "torch 2.13.0+cpu" in header and "exit 0" in header
+        assert "12 frames" in header and "6 graph breaks (4 unique)" in header
+        assert app.focused is screen.query_one("#frames")
+
+
+@sync
+async def test_frames_table_sorts_by_header(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        table = app.screen.query_one("#frames", DataTable)
+        table.post_message(DataTable.HeaderSelected(table, table.columns["compile"].key, 6, label=None))  # type: ignore[arg-type]
+        await pilot.pause()
+        first = str(table.get_row_at(0)[0])
+        assert first == "0/0"  # 10.9 s, the slowest
+        table.post_message(DataTable.HeaderSelected(table, table.columns["compile"].key, 6, label=None))  # type: ignore[arg-type]
+        await pilot.pause()
+        assert str(table.get_row_at(0)[0]) != "0/0"
+
+
+# -- frame screen --------------------------------------------------------------------------
+
+
+@sync
+async def test_enter_opens_a_frame_and_every_tab_loads(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FrameScreen) and screen.frame.compile_id == "0/0"
+        assert screen.active_tab == "breaks"
+        assert "Failed to trace builtin operator" in text_of(app, "#break-info")
+        source = screen.query_one("#break-source", CodeView)
+        assert source.display and source.marks
+        marked = source.line(next(iter(source.marks)))
+        assert "print(" in marked  # samples/graph_breaks.py:18, read from the checkout
+        for number, key in enumerate(("breaks", "guards", "graphs", "kernels", "metrics", "events"), 1):
+            await pilot.press(str(number))
+            await settle(pilot)
+            assert screen.active_tab == key and screen.pane(key).loaded
+        assert screen.query_one("#event-table", DataTable).row_count > 5
+        await pilot.press("escape")
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@sync
+async def test_break_group_opens_its_frame_at_the_break(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("b", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FrameScreen) and screen.frame.compile_id == "2/0"
+        assert "Unsupported Tensor.item()" in text_of(app, "#break-info")
+
+
+@sync
+async def test_recompile_names_the_failed_guard(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "2/1")
+        await pilot.press("2")
+        await settle(pilot)
+        info = text_of(app, "#recompile-info")
+        assert "a guard of frame 2/0 failed" in info and "size mismatch" in info
+        await pilot.press("escape")
+        screen = await open_frame(pilot, "2/0")
+        await pilot.press("2")
+        await settle(pilot)
+        assert "recompiling as 2/1" in text_of(app, "#recompile-info")
+        tree = screen.query_one("#guard-tree", Tree)
+        labels = [str(n.label) for n in _walk(tree.root)]
+        assert any("failed later" in label and "L['x']" in label for label in labels)
+
+
+@sync
+async def test_guard_filter_keeps_matches_and_their_parents(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0", tab="guards", kernel_id=None)
+        await pilot.press("2")
+        tree = screen.query_one("#guard-tree", Tree)
+        everything = len(list(_walk(tree.root)))
+        await pilot.click("#guard-filter")
+        await pilot.press(*"L['x']")
+        await pilot.pause()
+        shown = [n for n in _walk(tree.root) if n.data is not None]
+        assert shown and len(shown) < everything
+        assert all("L['x']" in f"{n.data.source}{n.data.code}" or n.children for n in shown)
+        await pilot.press(*"zzz")
+        await pilot.pause()
+        assert "no guard matches" in str(list(_walk(tree.root))[-1].label)
+
+
+@sync
+async def test_fx_graphs_and_kernels_of_a_training_step(mlp_report: Path) -> None:
+    app = RecordingApp(mlp_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FrameScreen)
+        assert screen.active_tab == "kernels"  # no breaks: kernels first
+        table = screen.query_one(KernelTable)
+        assert table.row_count == 19
+        await settle(pilot)
+        assert screen.query_one("#kernel-source", CodeView).line_count > 3
+        await pilot.press("s")
+        assert table.sorted_by is not None
+        await pilot.press("3")
+        await settle(pilot)
+        kinds = screen.query_one("#graph-kinds", OptionList)
+        ids = [kinds.get_option_at_index(i).id for i in range(kinds.option_count)]
+        assert ids[:2] == ["dynamo", "pre_grad"] and "aot_backward" in ids and "post_grad_backward" in ids
+        kinds.highlighted = ids.index("aot_backward")
+        await settle(pilot)
+        code = screen.query_one("#graph-code", CodeView)
+        assert code.line_count > 10 and "def forward" in "\n".join(code.lines)
+        await pilot.press("down", "down", "pagedown", "end", "home")
+
+
+# -- fusion navigation ---------------------------------------------------------------------
+
+
+@sync
+async def test_fusion_navigation_node_kernel_source(fusion_report: Path) -> None:
+    app = RecordingApp(fusion_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0")
+        assert screen.active_tab == "kernels"
+        table = screen.query_one(KernelTable)
+        assert table.current_object.name == "cpp_fused_sin_0"  # slowest first
+        links = screen.query_one("#kernel-links", OptionList)
+        assert links.option_count == 4  # two nodes, two origins
+        # kernel -> FX node
+        links.focus()
+        links.highlighted = 1
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.active_tab == "graphs"
+        code = screen.query_one("#graph-code", CodeView)
+        assert code.cursor is not None and code.line(code.cursor).lstrip().startswith("sin_1:")
+        # FX node -> kernel
+        assert app.focused is code
+        index = next(i for i, line in enumerate(code.lines) if line.lstrip().startswith("mul:"))
+        code.cursor = index
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.active_tab == "kernels"
+        assert table.current_object.name == "cpp_fused_mul_1"
+        # kernel -> user source of an origin
+        links.focus()
+        links.highlighted = 1  # origin of cpp_fused_mul_1 (one node, then the origin)
+        await pilot.press("enter")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SourceDialog)
+        view = dialog.query_one(CodeView)
+        assert view.line(next(iter(view.marks))) == "return_value = z * 2"
+        await pilot.press("e")
+        assert app.editor_calls[-1][-2:] == ["+4", str(fusion_report.parent / "user_model.py")]
+        await pilot.press("escape")
+        # an origin on another machine is said so
+        table.select_key(
+            str(
+                table.object_for(
+                    next(k for k in table._objects if table.object_for(k).name == "cpp_fused_sin_0")
+                ).id
+            )
+        )
+        await settle(pilot)
+        links.focus()
+        links.highlighted = 3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "source not available on this machine" in text_of(app, "#source-title")
+        assert ELSEWHERE in text_of(app, "#source-title")
+
+
+@sync
+async def test_node_without_a_kernel_says_so(fusion_report: Path) -> None:
+    app = RecordingApp(fusion_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0")
+        screen.show_graph_node("post_grad", "sin")
+        await settle(pilot)
+        code = screen.query_one("#graph-code", CodeView)
+        code.cursor = 0
+        code.focus()
+        await pilot.press("enter")  # `class <lambda>`: not a node, nothing happens
+        assert screen.active_tab == "graphs"
+
+
+# -- report text is data; other machines; empty frames ---------------------------------
+
+
+@sync
+async def test_hostile_text_is_shown_literally(fusion_report: Path) -> None:
+    app = RecordingApp(fusion_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        overview = screen_text(app)
+        assert "[bold red]not markup[/]" in overview
+        assert "\x1b" not in overview and "\\x1b[31mred" in overview
+        screen = await open_frame(pilot, "1/0")
+        assert "Unsupported [bold red]not markup[/] \\x1b[31mred\\x1b[0m\\x07bell" in text_of(
+            app, "#break-more"
+        )
+        assert "source not available on this machine" in text_of(app, "#source-note")
+        for key in "23456":
+            await pilot.press(key)
+            await settle(pilot)
+            text = screen_text(app)
+            assert "\x1b" not in text
+        assert "[bold red]not markup[/]" in screen_text(app)  # events tab
+        assert screen.pane("events").loaded
+
+
+@sync
+async def test_empty_frame_every_tab_says_so(fusion_report: Path) -> None:
+    app = RecordingApp(fusion_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "2/0")
+        assert screen.active_tab == "graphs"
+        await pilot.press("1")
+        assert "No graph breaks in this frame." in text_of(app, "#break-info")
+        for key in "23456":
+            await pilot.press(key)
+            await settle(pilot)
+        assert "No guards recorded" in str(screen.query_one("#guard-tree", Tree).root.label)
+        assert "No graphs recorded" in text_of(app, "#graph-caption")
+        assert "No kernels were generated" in text_of(app, "#kernel-info")
+        assert "no events recorded" in text_of(app, "#event-caption")
+
+
+@sync
+async def test_corrupt_report_shows_the_error(tmp_path: Path, sin_report: Path) -> None:
+    bad = tmp_path / "bad.inspectc"
+    bad.write_bytes(sin_report.read_bytes())
+    with sqlite3.connect(bad) as db:
+        db.execute("UPDATE frames SET data = 'not json'")
+    app = RecordingApp(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if app.notes:
+                break
+            await pilot.pause(0.025)
+        assert app.data is None
+        assert any("corrupt frame entry" in note for note in app.notes)
+        assert "corrupt frame entry" in text_of(app, "#loading-label")
+
+
+@sync
+async def test_large_report_opens(large_report: Path) -> None:
+    app = RecordingApp(large_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert app.screen.query_one("#frames", DataTable).row_count == 120
+        await pilot.press("k", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FrameScreen) and screen.active_tab == "kernels"
+        assert screen.query_one("#kernel-source", CodeView).line_count > 50
+
+
+# -- global keys ---------------------------------------------------------------------------
+
+
+@sync
+async def test_search_help_and_quit(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press(*"relu_sum")
+        assert {hit.kind for hit in app.screen.hits} == {"kernel"}
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FrameScreen) and screen.active_tab == "kernels"
+        assert screen.query_one(KernelTable).current_object.name == "cpp_fused_relu_sum_0"
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, FrameScreen)
+        await pilot.press("slash", *"item", "enter")  # typing q or e in search does not quit or edit
+        await settle(pilot)
+        assert isinstance(app.screen, FrameScreen) and app.screen.frame.compile_id == "2/0"
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+@sync
+async def test_e_opens_the_editor_at_the_break(
+    graph_breaks_report: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VISUAL", "myeditor --flag")
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("e")
+        command = app.editor_calls[-1]
+        assert command[:3] == ["myeditor", "--flag", "+18"]
+        assert command[3].endswith("samples/graph_breaks.py") and Path(command[3]).is_file()
+
+
+@sync
+async def test_e_on_another_machines_path_says_so(fusion_report: Path) -> None:
+    app = RecordingApp(fusion_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await open_frame(pilot, "1/0")
+        await pilot.press("e")
+        assert not app.editor_calls
+        assert any("source not available on this machine" in note for note in app.notes)
+
+
+@sync
+async def test_x_without_the_exporter(graph_breaks_report: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "inspectc.graph", None)
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("x")
+        assert app.notes[-1] == "graph export not available"
+
+
+@sync
+async def test_x_writes_the_frames_dot(
+    graph_breaks_report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+
+    def fusion_dot(report: Any, compile_id: str) -> str:
+        calls.append(compile_id)
+        return 'digraph "g" { a -> b }\n'
+
+    fake = types.ModuleType("inspectc.graph")
+    fake.fusion_dot = fusion_dot  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "inspectc.graph", fake)
+    monkeypatch.setenv("PATH", str(tmp_path / "nobin"))  # no `dot`: the .dot only
+    app = RecordingApp(graph_breaks_report, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+    assert calls == ["2/0"]
+    assert (tmp_path / "graph_breaks-2_0.dot").read_text().startswith("digraph")
+    assert "wrote graph_breaks-2_0.dot" in app.notes
+
+
+def _walk(node: Any) -> Any:
+    for child in node.children:
+        yield child
+        yield from _walk(child)
