@@ -1,4 +1,4 @@
-"""A DDP-wrapped compiled MLP trained for a few steps on CPU (gloo): run it under torchrun.
+"""A DDP-wrapped compiled MLP trained for some steps on CPU (gloo): run it under torchrun.
 
     torchrun --nproc-per-node 2 -m inspectc run samples/ddp_train.py
     inspectc merge ddp_train.rank0.inspectc ddp_train.rank1.inspectc -o ddp.inspectc
@@ -6,7 +6,7 @@
 Dynamo's DDPOptimizer splits the compiled graph at DDP's gradient-bucket boundaries (1 MB buckets
 for a ~3 MB model make several buckets; DDPOptimizer wants them >= DDP's 1 MB first bucket), so each rank compiles several submodules: these
 are DDP splits, not graph breaks. ``--skew`` gives the last rank a different batch size on
-the last step, so it recompiles and the others do not: the kind of per-rank difference that
+its second step, so it recompiles and the others do not: the kind of per-rank difference that
 makes collectives hang in real jobs.
 """
 
@@ -42,11 +42,11 @@ class MLP(nn.Module):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--bucket-cap-mb", type=float, default=1.0)
-    parser.add_argument("--skew", action="store_true", help="last rank: other batch size, last step")
+    parser.add_argument("--skew", action="store_true", help="last rank: other batch size at step 2")
     args = parser.parse_args()
 
     if "RANK" not in os.environ:  # plain `python ddp_train.py`: a world of one
@@ -60,7 +60,7 @@ def main() -> None:
     loss = torch.zeros(())
     for step in range(args.steps):
         batch = 8
-        if args.skew and rank == world - 1 and step == args.steps - 1:
+        if args.skew and rank == world - 1 and step == 1:
             batch = 5
         gen = torch.Generator().manual_seed(rank * 100 + step)
         x = torch.randn(batch, args.dim, generator=gen)
