@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc import breaks, guards, kernels
+from inspectc import breaks, compile_extras, guards, kernels
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -37,17 +37,13 @@ from inspectc.store import ReportWriter
 from inspectc.tracefile import StringTable, compile_id, event_name
 
 # Events that belong to a frame but carry nothing for the structured view (kept raw).
+# (compile_extras.EVENTS -- autotuning, CUDA graphs, symbolic shapes -- go to _on_extra.)
 _QUIET = {
-    "chromium_event",
     "describe_source",
     "describe_storage",
     "describe_tensor",
-    "create_symbol",
-    "create_unbacked_symbol",
-    "guard_added_fast",
     "guard_added",
     "propagate_real_tensors",
-    "symbolic_shape_specialization",
     "str",
     "dump_file",
     "link",
@@ -107,6 +103,7 @@ class _FrameState:
     cudagraph_skip_reason: str | None = None
     unknown_events: int = 0
     cache_key: str | None = None  # FX graph cache key of the graph compiled last
+    extras: compile_extras.FrameExtras | None = None  # autotuning, CUDA graphs, symbols
 
     def freeze(self) -> Frame:
         if self.failure is not None:
@@ -133,7 +130,7 @@ class _FrameState:
             graph_breaks=tuple(self.graph_breaks),
             recompiles=tuple(self.recompiles),
             guards=self.guards,
-            metrics=self.metrics,
+            metrics=self._metrics(),
             graph_kinds=tuple(self.graph_kinds),
             kernel_count=len(self.kernels),
             region_time_us=self.region_time_us,
@@ -142,6 +139,10 @@ class _FrameState:
             cudagraph_skip_reason=self.cudagraph_skip_reason,
             unknown_events=self.unknown_events,
         )
+
+    def _metrics(self) -> CompileMetrics:
+        extra = self.extras.as_extra() if self.extras is not None else None
+        return replace(self.metrics, extra={**self.metrics.extra, **extra}) if extra else self.metrics
 
 
 class Builder:
@@ -176,6 +177,9 @@ class Builder:
         self.event_count += 1
         if name == "artifact:torch_version" and payload:
             self._torch_version(payload)
+        if name in compile_extras.EVENTS:
+            self._on_extra(name, metadata, payload, cid, rank)
+            return
         if cid is None:
             return
         state = self._frame(rank, cid)
@@ -198,6 +202,23 @@ class Builder:
         for state in self.frames.values():
             self._put(state)
         self.writer.flush()
+
+    def _on_extra(
+        self, name: str, metadata: dict[str, Any], payload: str | None, cid: str | None, rank: int | None
+    ) -> None:
+        found = compile_extras.read_event(name, metadata, payload, self.strings.resolve)
+        if found is None:
+            return
+        if cid is None:
+            # Run-time events (a CUDA graph recorded) name their compile id in the payload.
+            if found.compile_id is None or (rank, found.compile_id) not in self.frames:
+                return
+        state = self._frame(rank, cid or found.compile_id or "")
+        if state.extras is None:
+            state.extras = compile_extras.FrameExtras()
+        state.extras.add(found)
+        if cid is None or state.finished:
+            self._put(state)  # compile-time events: the frame is written when it finishes
 
     # -- helpers -----------------------------------------------------------------------
     def _frame(self, rank: int | None, cid: str) -> _FrameState:
