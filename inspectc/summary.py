@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 
 from inspectc.analysis import break_groups, one_line, totals
-from inspectc.model import Frame
+from inspectc.model import Frame, Run
 from inspectc.ranks import render_sections
 from inspectc.store import Report
 
@@ -36,6 +37,29 @@ def _clean(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch == "\t" else "?" for ch in text)
 
 
+def end_text(run: Run) -> str:
+    """How the run ended: its exit code, or what a run that never finished its report means."""
+    if run.exit_code is not None:
+        return f"exit {run.exit_code}"
+    if run.end_reason not in (None, "running"):
+        return f"ended: {run.end_reason}"
+    # "running" is what the report says from the start: killed (SIGKILL, os._exit, a crash),
+    # unless its process is still alive on this machine.
+    if run.pid and run.pid > 0 and run.hostname == socket.gethostname() and _alive(run.pid):
+        return f"still running (pid {run.pid})"
+    return "ended without finishing (killed?)"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True
+    return True
+
+
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}s"
 
@@ -46,8 +70,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     base = run.cwd
     t = totals(frames)
     lines: list[str] = []
-    status = "running or killed" if run.end_reason in (None, "running") else run.end_reason
-    exit_text = f"exit {run.exit_code}" if run.exit_code is not None else f"ended: {status}"
+    exit_text = end_text(run)
     lines.append(
         f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
         f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
