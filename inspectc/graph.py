@@ -37,7 +37,7 @@ from inspectc.model import (
 )
 from inspectc.store import Report
 
-__all__ = ["FORMATS", "breaks_dot", "fusion_dot", "render", "GraphvizMissing", "RenderError"]
+__all__ = ["FORMATS", "GraphvizMissing", "RenderError", "breaks_dot", "fusion_dot", "render", "svg"]
 
 FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 INSTALL_HINT = "install Graphviz: apt-get install graphviz (or brew install graphviz)"
@@ -155,6 +155,18 @@ SHARE_BANDS: tuple[tuple[float, str, str], ...] = (
     (float("inf"), "#7f2704", "50% or more"),
 )
 UNTIMED = "#eeeeee"
+
+# Above BIG_GRAPH drawn nodes, bound dot's network-simplex and crossing-minimisation passes and
+# draw straight edges: a 10,000-node graph then lays out in minutes, not hours (benchmarks/).
+BIG_GRAPH = 1000
+FAST_LAYOUT = {
+    "nslimit": "1",
+    "nslimit1": "1",
+    "searchsize": "5",
+    "mclimit": "0.3",
+    "remincross": "false",
+    "splines": "line",
+}
 INPUT_FILL = "#d9f0d3"
 OUTPUT_FILL = "#fee8c8"
 EXTERN_FILL = "#dadaeb"
@@ -488,15 +500,14 @@ class _FusionWriter:
     _drawn: set[str] = field(default_factory=set)
 
     def write(self) -> str:
-        big = len(self.plan.names) > 1500
+        big = len(self.plan.names) > BIG_GRAPH
         self.dot = _Dot(
             f"fusion {self.frame.compile_id}",
             rankdir="TB",
             fontname=_FONT,
             labelloc="t",
             label=self._title(),
-            # Big graphs: fewer crossing-minimisation passes and straight edges keep `dot` fast.
-            **({"nslimit": "2", "mclimit": "0.3", "splines": "line", "remincross": "false"} if big else {}),
+            **(FAST_LAYOUT if big else {}),
         )
         self.dot.attrs(
             "node", fontname=_FONT, fontsize="10", shape="box", style="rounded,filled", fillcolor="white"
@@ -880,6 +891,11 @@ def _short_loc(path: str | None, cwd: str | None) -> str:
 # --------------------------------------------------------------------------- rendering
 
 
+def svg(dot_text: str, *, timeout_s: float | None = None) -> str:
+    """*dot_text* laid out by ``dot`` as SVG text (``IPython.display.SVG(svg(...))`` in a notebook)."""
+    return _run_dot(dot_text, "svg", None, timeout_s).decode("utf-8")
+
+
 def render(dot_text: str, path: str | os.PathLike[str], *, timeout_s: float | None = None) -> Path:
     """Write *dot_text* to *path*, in the format its extension names (.svg .png .pdf .dot)."""
     target = Path(path)
@@ -892,28 +908,30 @@ def render(dot_text: str, path: str | os.PathLike[str], *, timeout_s: float | No
     if fmt == "dot":
         target.write_text(dot_text, encoding="utf-8")
         return target
+    _run_dot(dot_text, fmt, target, timeout_s)
+    return target
+
+
+def _run_dot(dot_text: str, fmt: str, target: Path | None, timeout_s: float | None) -> bytes:
+    """Run Graphviz's ``dot -T<fmt>``: into *target*, or returning its output."""
+    name = target.name if target is not None else f"the {fmt.upper()}"
     exe = shutil.which("dot")
     if exe is None:
         raise GraphvizMissing(
-            f"writing {target.name} needs Graphviz's `dot`, which is not on PATH: {INSTALL_HINT}"
+            f"writing {name} needs Graphviz's `dot`, which is not on PATH: {INSTALL_HINT}"
             " (a .dot file needs no Graphviz)"
         )
+    cmd = [exe, f"-T{fmt}", *(["-o", str(target)] if target is not None else [])]
     try:
         proc = subprocess.run(
-            [exe, f"-T{fmt}", "-o", str(target)],
-            input=dot_text.encode("utf-8"),
-            capture_output=True,
-            timeout=timeout_s,
-            check=False,
+            cmd, input=dot_text.encode("utf-8"), capture_output=True, timeout=timeout_s, check=False
         )
     except subprocess.TimeoutExpired:
-        raise RenderError(
-            f"dot took more than {timeout_s:.0f} s for {target.name}: try --max-nodes"
-        ) from None
+        raise RenderError(f"dot took more than {timeout_s:.0f} s for {name}: try --max-nodes") from None
     except OSError as exc:
         raise RenderError(f"cannot run {exe}: {exc.strerror or exc}") from None
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         first = next((line for line in err if "Error" in line), err[0] if err else "")
-        raise RenderError(f"dot failed (exit {proc.returncode}) writing {target.name}: {clip(first, 200)}")
-    return target
+        raise RenderError(f"dot failed (exit {proc.returncode}) writing {name}: {clip(first, 200)}")
+    return proc.stdout

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.graph import breaks_dot, clean, fusion_dot, html, quote, render
+from inspectc.graph import breaks_dot, clean, fusion_dot, html, quote, render, svg
 from inspectc.model import Failure, Frame, GraphBreak, Kernel, KernelTime, Origin, Recompile, Run
 from inspectc.store import Report, ReportWriter, open_report
 
@@ -211,10 +211,11 @@ def test_real_sample_renders_svg_png_and_dot(mlp: Report, tmp_path: Path) -> Non
         out = render(text, tmp_path / f"frame.{ext}")
         assert out.stat().st_size > 500
     assert (tmp_path / "frame.dot").read_text() == text
-    svg = ET.parse(tmp_path / "frame.svg")
-    words = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    tree = ET.parse(tmp_path / "frame.svg")
+    words = {t.text for t in tree.iter("{http://www.w3.org/2000/svg}text")}
     assert "cpp_fused_add_1" in words
     assert (tmp_path / "frame.png").read_bytes()[:4] == b"\x89PNG"
+    assert ET.fromstring(svg(text).encode()).tag.endswith("svg")  # for a notebook's display(SVG(...))
 
 
 def test_max_nodes_collapses_by_module_then_truncates(mlp: Report) -> None:
@@ -344,8 +345,8 @@ def test_hostile_names_render(view, tmp_path: Path) -> None:  # noqa: ANN001
         text = view(report)
     for ext in ("svg", "png", "pdf"):
         render(text, tmp_path / f"h.{ext}")  # raises unless dot exits 0
-    svg = ET.parse(tmp_path / "h.svg")
-    shown = "\n".join(t.text or "" for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+    tree = ET.parse(tmp_path / "h.svg")
+    shown = "\n".join(t.text or "" for t in tree.iter("{http://www.w3.org/2000/svg}text"))
     assert clean(HOSTILE)[:30] in shown  # shown as written, not interpreted
     assert "\x1b" not in text and "\x00" not in text
 
