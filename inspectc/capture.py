@@ -11,7 +11,9 @@ Capture must never break the user's program: its own failures are recorded in th
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import os
 import platform
 import socket
@@ -99,6 +101,7 @@ class Capture:
         self._lock = threading.Lock()
         self._stopped = False
         self._compiling: str | None = None
+        self._autotune_hooked = False
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Capture:
@@ -171,6 +174,7 @@ class Capture:
                 exception=exception,
                 end_reason=end_reason,
                 devices=_devices(),
+                options={**self._run.options, **_compile_backends()},
                 capture_errors=tuple(self.errors),
             )
             self._writer.set_meta("run", self._run)
@@ -243,6 +247,8 @@ class Capture:
         if os.getpid() != self._pid or self._builder is None:
             return
         try:
+            if not self._autotune_hooked and _SELECT_ALGORITHM in sys.modules:
+                self._hook_autotuning()
             text = payload if isinstance(payload, str) or payload is None else str(payload)
             self._builder.feed(metadata, text, created)
             if "compilation_metrics" in metadata and self._writer is not None:
@@ -251,6 +257,49 @@ class Capture:
                 self._update_status(metadata)
         except Exception as exc:  # noqa: BLE001 - capture never breaks the program
             self._record_error("recording an event", exc)
+
+    # -- autotuning: Inductor's feedback hook sees every benchmarked choice ------------------
+    def _hook_autotuning(self) -> None:
+        # Only once Inductor imported select_algorithm itself: importing it costs ~1 s.
+        module = sys.modules[_SELECT_ALGORITHM]
+        add = getattr(module, "add_feedback_saver", None)
+        selector = getattr(module, "get_algorithm_selector_cache", None)
+        if add is None or selector is None:
+            return  # still importing, or a torch without the hook
+        self._autotune_hooked = True
+        add(self._on_autotune)
+
+        def remove() -> None:
+            savers = getattr(selector(), "feedback_saver_fns", None)
+            if isinstance(savers, list) and self._on_autotune in savers:
+                savers.remove(self._on_autotune)
+
+        self._restore.append(remove)
+
+    def _on_autotune(self, timings: dict[Any, float], name: str, *rest: Any) -> None:
+        """Feedback hook: one synthetic ``inspectc_autotune`` event per autotuned op."""
+        try:
+            import torch
+
+            cid = torch._guards.CompileContext.current_compile_id()
+            meta: dict[str, Any] = {"inspectc_autotune": {"op": name}}
+            for key in ("frame_id", "frame_compile_id", "compiled_autograd_id"):
+                value = getattr(cid, key, None)
+                if value is not None:
+                    meta[key] = value
+            choices = [
+                {
+                    "name": str(getattr(choice, "name", choice)),
+                    "desc": str(getattr(choice, "description", "") or ""),
+                    "ms": float(ms) if math.isfinite(ms) else None,
+                }
+                for choice, ms in timings.items()
+            ]
+            payload = json.dumps({"op": name, "choices": choices})
+        except Exception as exc:  # noqa: BLE001 - capture never breaks the compile
+            self._record_error("recording autotuning results", exc)
+            return
+        self._on_record(meta, payload, time.time())
 
     def _record_error(self, what: str, exc: BaseException) -> None:
         message = f"{what}: {type(exc).__name__}: {exc}"
@@ -278,6 +327,39 @@ class Capture:
         if self.status_line is not None and self._compiling is not None:
             self.status_line("")
         self._compiling = None
+
+
+_SELECT_ALGORITHM = "torch._inductor.select_algorithm"
+
+
+def _compile_backends() -> dict[str, Any]:
+    """The backends the run's torch.compile calls asked for, and the registered ones."""
+    dynamo = sys.modules.get("torch._dynamo")
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    if dynamo is None or eval_frame is None:
+        return {}  # nothing was compiled
+    used: list[dict[str, Any]] = []
+    try:
+        for backend in list(getattr(eval_frame, "cached_backends", {}).values()):
+            if backend is None:
+                continue
+            name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
+            entry: dict[str, Any] = {"name": str(name or type(backend).__name__)}
+            config = getattr(backend, "config", None) or getattr(backend, "kwargs", None)
+            if isinstance(config, dict) and config:
+                entry["options"] = {str(k): _plain_value(v) for k, v in config.items()}
+            if getattr(backend, "dynamic", None) is not None:
+                entry["dynamic"] = bool(backend.dynamic)
+            if entry not in used:
+                used.append(entry)
+        registered = [str(b) for b in dynamo.list_backends()]
+    except Exception:  # noqa: BLE001 - informational only
+        return {"compile_backends": used} if used else {}
+    return {"compile_backends": used, "registered_backends": registered}
+
+
+def _plain_value(value: Any) -> Any:
+    return value if isinstance(value, (bool, int, float, str, type(None))) else repr(value)
 
 
 def _why(exc: BaseException) -> str:
