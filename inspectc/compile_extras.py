@@ -31,7 +31,9 @@ __all__ = [
     "EVENTS",
     "ExtraEvent",
     "FrameExtras",
+    "backend_line",
     "extra",
+    "failure_text",
     "read_event",
     "summary_lines",
 ]
@@ -356,6 +358,37 @@ def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str
             where = locate(g.get("filename"), g.get("line")) if g.get("filename") else ""
             lines.append(f"           {clean(str(g.get('expr')))[:70]}  {where}".rstrip())
     return lines
+
+
+def backend_line(options: dict[str, Any]) -> str | None:
+    """``torch.compile: aot_eager · registered backends: ...`` when a run used another backend
+    than plain Inductor (or Inductor with mode options); None otherwise."""
+    used = [b for b in options.get("compile_backends") or [] if isinstance(b, dict)]
+    if not used or all(b.get("name") == "inductor" and not b.get("options") for b in used):
+        return None
+    parts = []
+    for b in used:
+        opts = b["options"] if isinstance(b.get("options"), dict) else {}
+        flags = [k if v is True else f"{k}={v}" for k, v in opts.items() if v is not False]
+        if b.get("dynamic") is not None:
+            flags.append(f"dynamic={b['dynamic']}")
+        parts.append(f"{b.get('name')}" + (f" ({', '.join(flags)})" if flags else ""))
+    line = "torch.compile: " + "; ".join(parts)
+    registered = options.get("registered_backends")
+    if any(b.get("name") != "inductor" for b in used) and isinstance(registered, list):
+        line += " · registered backends: " + ", ".join(str(r) for r in registered)
+    return line
+
+
+def failure_text(fail_type: str | None, reason: str | None) -> str:
+    """A failed frame's reason; a graph break that ``fullgraph=True`` made fatal is named."""
+    if fail_type == "Unsupported" and reason:
+        from inspectc.breaks import parse_break
+
+        parsed = parse_break(reason)
+        gid = f" [{parsed.gb_id}]" if parsed.gb_id else ""
+        return f"graph break{gid}: {parsed.reason}"
+    return f"{fail_type or '?'}: {(reason or '').strip()}"
 
 
 def _ms(value: Any) -> str:

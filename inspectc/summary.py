@@ -6,6 +6,7 @@ import os
 import shlex
 import socket
 
+from inspectc import compile_extras
 from inspectc.analysis import break_groups, one_line, totals
 from inspectc.model import Frame, Run
 from inspectc.ranks import render_sections
@@ -83,6 +84,9 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.append(f"  {versions} · {exit_text}")
     if run.exception:
         lines.append(f"  ended with {_clean(one_line(run.exception))}")
+    backends = compile_extras.backend_line(run.options)
+    if backends:
+        lines.append(f"  {_clean(backends)[:160]}")
 
     groups = break_groups(frames)
     if groups:
@@ -115,10 +119,9 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         for f in failed:
             assert f.failure is not None
             where = _loc(f.failure.filename or f.filename, f.failure.line or f.line, base)
-            lines.append(
-                f"  {f.compile_id:<6} {where}  {f.failure.fail_type or '?'}: "
-                f"{_clean(one_line(f.failure.reason, 90))}"
-            )
+            text = compile_extras.failure_text(f.failure.fail_type, f.failure.reason)
+            lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 110))}")
+    lines.extend(compile_extras.summary_lines(frames, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
 
