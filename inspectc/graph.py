@@ -286,66 +286,54 @@ def _common_prefix(paths: Iterable[str]) -> str | None:
     return ".".join(common) or None
 
 
-def _op_name(op: str) -> str:
-    """``torch.ops.aten.addmm.default``, ``aten.addmm`` or ``addmm`` -> ``addmm``."""
-    parts = op.removeprefix("torch.ops.").split(".")
-    return parts[1] if len(parts) >= 2 and parts[0] in _NAMESPACES else parts[-1]
-
-
-_NAMESPACES = frozenset({"aten", "prims", "higher_order", "quantized", "_c10d_functional", "inductor"})
-
-
 def node_modules(graph: fxtext.FxGraph, kernels: Iterable[Kernel]) -> dict[str, str]:
     """Module path of each node, from the kernels' origins (best effort).
 
-    A kernel member takes the module of an origin with its op (and user line when known),
-    else the common module of the kernel's origins; a node in no kernel (a view Inductor
-    folded, an input's transpose) takes the common module of its users, then of its producers.
+    Origins name the module of the ops that own parameters (``layers.0.fc``). A kernel whose
+    origins agree on one module gives it to all its nodes. Nodes in no kernel (views, an
+    input's transpose) take the common module of their users, else of their producers. A
+    kernel whose origins disagree (one kernel called for every layer: ``layers.0.norm``,
+    ``layers.1.norm``) gives each node the candidate closest to its neighbours' module.
     """
-    by_site: dict[tuple[str | None, int | None, str], set[str]] = {}
     found: dict[str, str] = {}
-    members: list[tuple[list[str], str | None, dict[str, set[str]]]] = []
+    pending: dict[str, set[str]] = {}
     for kernel in kernels:
-        ops: dict[str, set[str]] = {}
-        mods = []
-        for origin in kernel.origins:
-            mod = normalize_module(origin.module)
-            if mod is None:
+        mods = {m for m in (normalize_module(o.module) for o in kernel.origins) if m}
+        for name in kernel.fused_nodes:
+            if name not in graph or name in found:
                 continue
-            if origin.op in graph:  # provenance that names the node itself
-                found.setdefault(origin.op, mod)
-            op = _op_name(origin.op)
-            ops.setdefault(op, set()).add(mod)
-            by_site.setdefault((origin.filename, origin.line, op), set()).add(mod)
-            mods.append(mod)
-        members.append(([n for n in kernel.fused_nodes if n in graph], _common_prefix(mods), ops))
-    for names, common, ops in members:
-        for name in names:
-            node = graph.node(name)
-            assert node is not None
-            site = by_site.get((node.filename, node.line, node.op_name))
-            candidates = site if site and len(site) == 1 else ops.get(node.op_name)
-            if candidates and len(candidates) == 1:
-                found.setdefault(name, next(iter(candidates)))
-            elif common:
-                found.setdefault(name, common)
-    for node in graph.nodes:  # nodes in no kernel: same site and op as a placed one
-        if node.name not in found and node.op != fxtext.PLACEHOLDER:
-            site = by_site.get((node.filename, node.line, node.op_name))
-            if site and len(site) == 1:
-                found[node.name] = next(iter(site))
+            if len(mods) == 1:
+                found[name] = next(iter(mods))
+            elif mods:
+                pending.setdefault(name, set()).update(mods)
     users = graph.users()
     for node in reversed(graph.nodes):
         if node.name not in found and node.op != fxtext.PLACEHOLDER:
-            mods = [found[u] for u in users.get(node.name, ()) if u in found]
-            if mods and (common := _common_prefix(mods)):
-                found[node.name] = common
+            near = _common_prefix(found[u] for u in users.get(node.name, ()) if u in found)
+            if near:
+                found[node.name] = near
     for node in graph.nodes:
         if node.name not in found and node.op != fxtext.PLACEHOLDER:
-            mods = [found[i] for i in node.inputs if i in found]
-            if mods and (common := _common_prefix(mods)):
-                found[node.name] = common
+            near = _common_prefix(found[i] for i in node.inputs if i in found)
+            if near:
+                found[node.name] = near
+    for name, candidates in pending.items():
+        around = found.get(name, "").split(".")
+        best = max(sorted(candidates), key=lambda m: _shared_parts(m.split("."), around))
+        if _shared_parts(best.split("."), around):
+            found[name] = best
+        elif common := _common_prefix(candidates):
+            found[name] = common
     return found
+
+
+def _shared_parts(a: list[str], b: list[str]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def _in_module(path: str | None, prefix: str) -> bool:

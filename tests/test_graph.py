@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.graph import breaks_dot, clean, fusion_dot, html, quote, render, svg
+from inspectc import fxtext
+from inspectc.graph import breaks_dot, clean, fusion_dot, html, node_modules, quote, render, svg
 from inspectc.model import Failure, Frame, GraphBreak, Kernel, KernelTime, Origin, Recompile, Run
 from inspectc.store import Report, ReportWriter, open_report
 
@@ -44,7 +45,18 @@ MLP_FORWARD_FUSED = {
     "extern_kernels.addmm:4": ("addmm_3",),
     "extern_kernels.addmm:5": ("addmm_4",),
 }  # fmt: skip
-MLP_MODULES = {"addmm": "layers.0.fc", "addmm_1": "layers.0.proj", "addmm_2": "layers.1.fc"}
+# Their origins as capture records them: pre-grad op names; modules only for ops with parameters.
+MLP_ORIGINS = {
+    "cpp_fused_gelu_native_layer_norm_0": (
+        ("gelu", None), ("layer_norm", "layers.0.norm"), ("gelu_1", None), ("layer_norm_1", "layers.1.norm"),
+    ),
+    "cpp_fused_add_1": (("x", None), ("x_1", None)),
+    "extern_kernels.addmm:1": (("linear", "layers.0.fc"),),
+    "extern_kernels.addmm:2": (("linear_1", "layers.0.proj"),),
+    "extern_kernels.addmm:3": (("linear_2", "layers.1.fc"),),
+    "extern_kernels.addmm:4": (("linear_3", "layers.1.proj"),),
+    "extern_kernels.addmm:5": (("linear_4", "head"),),
+}  # fmt: skip
 
 HOSTILE = "we\"ird\\ <b>&amp; {x|y} 'q' ünïcödé 🔥 \x1b[31m\x00 ]]> end\\"
 
@@ -101,11 +113,15 @@ def fx_edges(graph_text: str) -> set[tuple[str, str]]:
     return found
 
 
-def with_provenance(golden: Path, tmp_path: Path) -> Report:
-    """The golden MLP report with kernels carrying fused nodes, origins and times."""
+def with_provenance(golden: Path, tmp_path: Path, *, always: bool = False) -> Report:
+    """The golden MLP report with kernels carrying fused nodes, origins (modules) and times.
+
+    Once capture records provenance in the golden report, that report itself is used (unless
+    *always*: the collapse tests need the module paths set here).
+    """
     src = open_report(golden / "mlp_train.inspectc")
-    if any(k.fused_nodes for k in src.kernels):
-        return src  # capture records provenance now: test the golden report itself
+    if not always and any(k.fused_nodes for k in src.kernels):
+        return src
     frame = src.frame("0/0")
     assert frame is not None
     out = tmp_path / "mlp_prov.inspectc"
@@ -119,9 +135,8 @@ def with_provenance(golden: Path, tmp_path: Path) -> Report:
     for i, kernel in enumerate(src.kernels, 1):
         fused = MLP_FORWARD_FUSED.get(kernel.name, ()) if kernel.graph_kind == "output_code" else ()
         origins = tuple(
-            Origin(op="aten.addmm", filename="samples/mlp_train.py", line=21, module=MLP_MODULES[n])
-            for n in fused
-            if n in MLP_MODULES
+            Origin(op=op, filename="samples/mlp_train.py", line=21, module=module)
+            for op, module in (MLP_ORIGINS.get(kernel.name, ()) if fused else ())
         )
         time = KernelTime(calls=10, total_us=10.0 * i, mean_us=i, min_us=i, max_us=i, share=i / total / 10)
         writer.add_kernel(
@@ -142,6 +157,11 @@ def mlp(golden: Path, tmp_path: Path) -> Report:
     return with_provenance(golden, tmp_path)
 
 
+@pytest.fixture
+def mlp_modules(golden: Path, tmp_path: Path) -> Report:
+    return with_provenance(golden, tmp_path, always=True)
+
+
 # --------------------------------------------------------------------------- fusion view
 
 
@@ -157,7 +177,8 @@ def test_one_cluster_per_generated_kernel_with_exactly_its_fused_nodes(mlp: Repo
     for kernel in generated:
         assert found[f"cluster_k{kernel.id}"] == set(kernel.fused_nodes), kernel.name
         label = next(o["label"] for o in data["objects"] if o["name"] == f"cluster_k{kernel.id}")
-        assert kernel.name in label and "of frame" in label  # name, kind, measured time
+        assert kernel.name in label and kernel.kind in label  # name, kind, measured time
+        assert ("of frame" if kernel.time and kernel.time.share is not None else "not timed") in label
 
 
 @needs_dot
@@ -218,21 +239,32 @@ def test_real_sample_renders_svg_png_and_dot(mlp: Report, tmp_path: Path) -> Non
     assert ET.fromstring(svg(text).encode()).tag.endswith("svg")  # for a notebook's display(SVG(...))
 
 
-def test_max_nodes_collapses_by_module_then_truncates(mlp: Report) -> None:
-    full = layout(fusion_dot(mlp, "0/0"))
+def test_max_nodes_collapses_by_module_then_truncates(mlp_modules: Report) -> None:
+    full = layout(fusion_dot(mlp_modules, "0/0"))
     n_full = len([n for n in nodes(full) if n.startswith("fx:")])
-    small = layout(fusion_dot(mlp, "0/0", max_nodes=20))
+    small = layout(fusion_dot(mlp_modules, "0/0", max_nodes=20))
     drawn = [n for n in nodes(small) if n not in ("legend", "output")]
     assert len(drawn) <= 20 < n_full
     assert any(n.startswith(("module:", "kernel:")) for n in drawn)
     assert "nodes:" in small["label"] or "not shown" in small["label"]
 
 
-def test_collapse_and_module_filter(mlp: Report) -> None:
-    data = layout(fusion_dot(mlp, "0/0", collapse=2))
+def test_module_paths_from_origins(mlp_modules: Report) -> None:
+    graph = fxtext.parse(mlp_modules.graph("0/0", "post_grad"))
+    found = node_modules(graph, mlp_modules.frame_kernels("0/0"))
+    assert found["addmm"] == "layers.0.fc" and found["addmm_4"] == "head"
+    assert found["permute"] == "layers.0.fc"  # the weight's transpose, in no kernel: its user's
+    # one kernel fused both layer norms: each node gets its own layer's
+    assert found["var_mean"] == found["erf"] == "layers.0.norm"
+    assert found["var_mean_1"] == found["erf_1"] == "layers.1.norm"
+    assert "primals_1" not in found  # graph inputs belong to no module
+
+
+def test_collapse_and_module_filter(mlp_modules: Report) -> None:
+    data = layout(fusion_dot(mlp_modules, "0/0", collapse=2))
     groups = {n for n in nodes(data) if n.startswith("module:")}
     assert {"module:layers.0", "module:layers.1"} <= groups
-    only = layout(fusion_dot(mlp, "0/0", module="layers.0.fc"))
+    only = layout(fusion_dot(mlp_modules, "0/0", module="layers[0].fc"))
     kept = {fx_name(n) for n, o in nodes(only).items() if fx_name(n) and "dashed" not in o.get("style", "")}
     assert "addmm" in kept and "addmm_2" not in kept
 
