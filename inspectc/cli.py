@@ -18,7 +18,13 @@ from inspectc import __version__
 from inspectc.errors import InspectcError, UsageError
 
 # Modules that add more commands: each defines register(subparsers).
-COMMAND_MODULES: list[str] = ["inspectc.cli_share", "inspectc.cli_import", "inspectc.cli_graph", "inspectc.cli_tui"]
+COMMAND_MODULES: list[str] = [
+    "inspectc.cli_share",
+    "inspectc.cli_import",
+    "inspectc.cli_graph",
+    "inspectc.cli_tui",
+    "inspectc.cli_backends",
+]
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m"}
 _RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}

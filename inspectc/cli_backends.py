@@ -1,0 +1,49 @@
+"""``inspectc backends``: the ``torch.compile`` backends this Python can use.
+
+Prints ``torch._dynamo.list_backends()`` (with ``--all``, also the debugging and testing
+backends that list hides by default: ``aot_eager``, ``eager``...). The one reader-side
+command that imports torch, by nature, and only inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from inspectc.errors import InspectcError
+
+
+class TorchMissing(InspectcError):
+    """torch is not importable in this Python."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("backends", help="list torch.compile backends (imports torch)")
+    p.add_argument("--all", action="store_true", help="include debugging and testing backends")
+    p.add_argument("--json", action="store_true", help="a JSON object instead of text")
+    p.set_defaults(func=cmd_backends)
+
+
+def list_backends(include_all: bool) -> tuple[str, list[str]]:
+    """(torch version, backend names) as ``torch._dynamo.list_backends`` gives them."""
+    try:
+        import torch
+        import torch._dynamo
+    except ImportError as exc:
+        raise TorchMissing(f"cannot list backends: torch does not import here ({exc})") from None
+    names = torch._dynamo.list_backends(exclude_tags=()) if include_all else torch._dynamo.list_backends()
+    return torch.__version__, sorted(str(n) for n in names)
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    version, names = list_backends(args.all)
+    if args.json:
+        print(json.dumps({"torch_version": version, "all": bool(args.all), "backends": names}))
+        return 0
+    which = "all torch.compile backends" if args.all else "torch.compile backends"
+    print(f"{which} (torch {version}):")
+    for name in names:
+        print(f"  {name}")
+    if not args.all:
+        print("(--all adds the debugging and testing ones: aot_eager, eager, ...)")
+    return 0
