@@ -25,12 +25,20 @@ sysdeps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq graphviz >/dev/null; }
 
+# `make demo SAMPLE=samples/hf_bert.py` runs another sample; ARGS are the sample's own
+# (`make demo SAMPLE=samples/compile_modes.py ARGS="--mode dynamic"`).
+SAMPLE ?= samples/graph_breaks.py
+ifeq ($(SAMPLE),samples/graph_breaks.py)
+ARGS ?= --size 64
+endif
+DEMO_REPORT = $(OUT)/$(basename $(notdir $(SAMPLE))).inspectc
+
 demo: setup sysdeps
 	mkdir -p $(OUT)
-	$(VENV)/bin/inspectc run -o $(OUT)/graph_breaks.inspectc samples/graph_breaks.py --size 64
+	$(VENV)/bin/inspectc run -o $(DEMO_REPORT) $(SAMPLE) $(ARGS)
 	@echo
-	@echo "Browse it:  $(VENV)/bin/inspectc tui $(OUT)/graph_breaks.inspectc"
-	@echo "JSON:       $(VENV)/bin/inspectc export $(OUT)/graph_breaks.inspectc --json"
+	@echo "Browse it:  $(VENV)/bin/inspectc tui $(DEMO_REPORT)"
+	@echo "JSON:       $(VENV)/bin/inspectc export $(DEMO_REPORT) --json"
 
 lint: setup
 	$(VENV)/bin/ruff format --check inspectc tui tests benchmarks samples
