@@ -1,0 +1,275 @@
+"""Parse graph-break reasons and recompile reasons into structured fields.
+
+Inputs, all plain text:
+
+- the ``dynamo_graph_break_reason`` artifact payload. torch >= 2.7::
+
+      Graph break in user code at /tmp/exp/gb.py:4
+      Graph Break Reason: Encountered graph break when attempting to trace CALL: ...:
+
+      Failed to trace builtin operator                          <- gb_type
+        Explanation: Dynamo does not know how to trace builtin operator `print` ...
+        Hint: ...
+        Developer debug context: ...
+       For more details about this graph break, please visit: https://.../gb/gb0059.html
+
+      User code traceback:
+        File "/tmp/exp/gb.py", line 4, in f
+          print("hi")
+
+      Traceback (most recent call last):                        <- torch-internal, ignored
+
+  torch 2.4-2.6 wrote ``Reason: Unsupported: builtin: print [...] False`` instead; a frame
+  Dynamo skips entirely starts ``Graph break: torch.compile cannot properly resume ...`` and
+  keeps the gb block only in the trailing ``torch._dynamo.exc.Unsupported: ...`` message.
+- ``compilation_metrics.restart_reasons`` items and ``fail_reason`` (the gb block alone, or a
+  one-line older reason);
+- the ``recompile_reasons`` artifact: a JSON list of strings, or (torch 2.13, one reason)
+  the bare string, each like ``0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16``.
+
+Stdlib only and tolerant: any text gives a result, nothing raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["ParsedBreak", "Recompile", "StackEntry", "parse_break", "parse_recompile_reasons"]
+
+
+@dataclass(frozen=True, slots=True)
+class StackEntry:
+    """One user frame: ``File "filename", line N, in function`` and its source line."""
+
+    filename: str
+    line: int | None
+    function: str | None
+    code: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedBreak:
+    """A graph break reason, split into what the user needs to read first."""
+
+    reason: str  # one line: "gb_type: explanation", or the older "Unsupported: ..." line
+    gb_type: str | None
+    gb_id: str | None  # "GB0059", from the documentation link
+    explanation: str | None
+    hints: tuple[str, ...]
+    filename: str | None  # where in user code the break happened
+    line: int | None
+    user_stack: tuple[StackEntry, ...]
+    debug_context: str | None = None
+    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
+
+
+@dataclass(frozen=True, slots=True)
+class Recompile:
+    """One failed guard of an earlier compile that made Dynamo compile again."""
+
+    text: str
+    earlier_compile_id: str | None  # "0/0"; None when torch did not print it
+    guard: str | None  # the failing check or message, first line, without its comment
+
+
+_LOCATION = re.compile(
+    r"^Graph break(?: \(user stack suppressed due to duplicate graph break\))?"
+    r" in user code at (?P<file>.+):(?P<line>\d+)\s*$",
+    re.MULTILINE,
+)
+_REASON_PREFIXES = ("Graph Break Reason: ", "Reason: ")
+_PREAMBLES = ("Encountered graph break when", "Failed to handle graph break gracefully")
+_SKIPPED = ("results in a skip", "falling back to eager", "fall back to eager")
+_EXCEPTION = re.compile(r"^(?:\w+\.)+Unsupported: ", re.MULTILINE)  # torch._dynamo.exc.
+_GB_ID = re.compile(r"/gb/(gb\d+)\.html", re.IGNORECASE)
+_STACK_HEADERS = (
+    "User code traceback:",
+    "The graph break occurred in the following user code:",
+    "from user code:",
+)
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_FIELDS = {
+    "Explanation:": "explanation",
+    "Hint:": "hint",
+    "Developer debug context:": "context",
+}
+
+
+def parse_break(text: str) -> ParsedBreak:
+    """Split a graph-break reason (artifact payload, restart or fail reason) into fields."""
+    lines = text.splitlines()
+    block = _gb_block(lines)
+    stack = _user_stack(lines)
+    location = _LOCATION.search(text)
+    filename = location.group("file") if location else None
+    line = int(location.group("line")) if location else None
+    if location is None and stack:
+        filename, line = stack[-1].filename, stack[-1].line
+    found_id = _GB_ID.search(text)
+    return ParsedBreak(
+        reason=_one_line(block, lines),
+        gb_type=block.gb_type,
+        gb_id=found_id.group(1).upper() if found_id else None,
+        explanation=block.explanation,
+        hints=tuple(block.hints),
+        filename=filename,
+        line=line,
+        user_stack=stack,
+        debug_context=block.context,
+        frame_skipped=_frame_skipped(lines),
+    )
+
+
+def parse_recompile_reasons(payload: str) -> list[Recompile]:
+    """The reasons of a ``recompile_reasons`` artifact: a JSON list, or one bare string."""
+    try:
+        value = json.loads(payload)
+    except (ValueError, TypeError):
+        value = payload
+    items = value if isinstance(value, list) else [value]
+    return [_recompile(str(item)) for item in items if str(item).strip()]
+
+
+@dataclass(slots=True)
+class _Block:
+    gb_type: str | None = None
+    explanation: str | None = None
+    hints: list[str] = field(default_factory=list)
+    context: str | None = None
+    plain: str | None = None  # an older one-line reason, when there is no gb block
+
+
+def _gb_block(lines: list[str]) -> _Block:
+    start = _block_start(lines)
+    if start is None:
+        return _Block()
+    first = lines[start]
+    for prefix in _REASON_PREFIXES:
+        first = first.removeprefix(prefix)
+    first = _EXCEPTION.sub("", first).strip()
+    if not _has_fields(lines, start + 1):
+        plain = first if lines[start] != first else _paragraph(lines, start)
+        return _Block(plain=plain or None)
+    block = _Block(gb_type=first or None)
+    _read_fields(block, lines, start + 1)
+    return block
+
+
+def _block_start(lines: list[str]) -> int | None:
+    """Index of the gb_type line (or of the one-line reason)."""
+    for index, line in enumerate(lines):
+        if line.startswith(_REASON_PREFIXES):
+            rest = line.split(": ", 1)[1]
+            if rest.startswith(_PREAMBLES):  # the gb block follows after a blank line
+                return _next_text_line(lines, index + 1)
+            return index
+    for index, line in enumerate(lines):  # a skipped frame: read the exception message
+        if _EXCEPTION.match(line):
+            return index
+    if _has_fields(lines, 1) or (lines and not lines[0].startswith(("Graph break", "Traceback"))):
+        return _next_text_line(lines, 0)  # a restart or fail reason: the block alone
+    return None
+
+
+def _has_fields(lines: list[str], index: int) -> bool:
+    return index < len(lines) and lines[index].strip().startswith(tuple(_FIELDS))
+
+
+def _read_fields(block: _Block, lines: list[str], index: int) -> None:
+    current: str | None = None
+    for line in lines[index:]:
+        stripped = line.strip()
+        label = next((key for key in _FIELDS if stripped.startswith(key)), None)
+        if label is not None:
+            current = _FIELDS[label]
+            _append(block, current, stripped[len(label) :].strip(), new=True)
+        elif line.startswith("    ") and current is not None and stripped:
+            _append(block, current, stripped, new=False)  # a wrapped explanation or hint
+        elif stripped and not stripped.startswith("For more details"):
+            break
+        elif stripped.startswith("For more details"):
+            current = None
+
+
+def _append(block: _Block, name: str, text: str, *, new: bool) -> None:
+    if name == "hint":
+        if new or not block.hints:
+            block.hints.append(text)
+        else:
+            block.hints[-1] = f"{block.hints[-1]}\n{text}"
+        return
+    old = getattr(block, name)
+    setattr(block, name, text if new or old is None else f"{old}\n{text}")
+
+
+def _user_stack(lines: list[str]) -> tuple[StackEntry, ...]:
+    start = next((i for i, line in enumerate(lines) if line.strip() in _STACK_HEADERS), None)
+    if start is None:
+        return ()
+    frames: list[StackEntry] = []
+    pending: tuple[str, int, str | None] | None = None
+    for line in lines[start + 1 :]:
+        if line.startswith("Traceback (most recent call last)") or _EXCEPTION.match(line):
+            break
+        frame = _FRAME.match(line)
+        if frame is not None:
+            if pending is not None:
+                frames.append(StackEntry(*pending, None))
+            pending = (frame.group("file"), int(frame.group("line")), frame.group("func"))
+        elif pending is not None and line.strip() and not _is_caret_line(line):
+            frames.append(StackEntry(*pending, line.strip()))
+            pending = None
+    if pending is not None:
+        frames.append(StackEntry(*pending, None))
+    return tuple(frames)
+
+
+def _is_caret_line(line: str) -> bool:
+    return not line.strip(" ^~")
+
+
+def _paragraph(lines: list[str], start: int) -> str:
+    """A reason without a gb block: its lines up to a blank line or a traceback, joined."""
+    taken = []
+    for line in lines[start:]:
+        if not line.strip() or line.strip() in _STACK_HEADERS or line.startswith("Traceback"):
+            break
+        taken.append(line.strip())
+    return " ".join(taken)
+
+
+def _frame_skipped(lines: list[str]) -> bool:
+    """Whether the preamble (not a hint) says Dynamo skipped the frame and ran it eagerly."""
+    preamble = (
+        line
+        for line in lines
+        if line.startswith(("Graph Break Reason:", "Graph break:", "torch.compile will skip"))
+    )
+    return any(marker in line for line in preamble for marker in _SKIPPED)
+
+
+def _one_line(block: _Block, lines: list[str]) -> str:
+    if block.gb_type and block.explanation:
+        return f"{block.gb_type}: {' '.join(block.explanation.split())}"
+    text = block.gb_type or block.plain
+    if text is None:
+        text = next((line.strip() for line in lines if line.strip()), "")
+    return " ".join(text.split())
+
+
+def _next_text_line(lines: list[str], index: int) -> int | None:
+    return next((i for i in range(index, len(lines)) if lines[i].strip()), None)
+
+
+_COMPILE_ID_PREFIX = re.compile(r"^(?P<id>!?\d+(?:/\d+)*(?:_\d+)?|None): ")
+
+
+def _recompile(text: str) -> Recompile:
+    found = _COMPILE_ID_PREFIX.match(text)
+    earlier = found.group("id") if found and found.group("id") != "None" else None
+    body = text[found.end() :] if found else text
+    first = body.split("\n", 1)[0]
+    guard = first.split("  # ", 1)[0].strip() or None
+    return Recompile(text, earlier, guard)
