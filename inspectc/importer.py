@@ -19,7 +19,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -71,8 +71,9 @@ class ImportResult:
             f"{self.frames} frames in {self.seconds:.1f}s -> {self.output}"
         )
         if self.error_count:
-            first = f" (first: {self.errors[0]})" if self.errors else ""
-            text += f"; {self.error_count} malformed line{'s' * (self.error_count != 1)} skipped{first}"
+            n = self.error_count
+            first = f"; first: {self.errors[0]}" if self.errors else ""
+            text += f"; {n} problem line{'s' * (n != 1)} (malformed records are skipped{first})"
         return text
 
 
@@ -261,11 +262,3 @@ def _write_meta(
     writer.set_meta("run", run)
     errors: dict[str, Any] = {"count": result.error_count, "first": list(result.errors)}
     writer.set_meta("import_errors", json.dumps(errors))
-
-
-def iter_log_records(path: str | os.PathLike[str]) -> Iterator[tuple[dict[str, Any], str | None]]:
-    """(metadata, payload) of every record in one log; malformed lines are skipped."""
-    p = Path(path)
-    with _open_log(p) as stream:
-        for record in iter_records(stream, year=_year_of(p)):
-            yield record.metadata, record.payload
