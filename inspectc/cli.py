@@ -19,6 +19,7 @@ from inspectc.errors import InspectcError, UsageError
 
 # Modules that add more commands: each defines register(subparsers).
 COMMAND_MODULES: list[str] = [
+    "inspectc.cli_kernels",
     "inspectc.cli_share",
     "inspectc.cli_import",
     "inspectc.cli_graph",
