@@ -30,7 +30,6 @@ PLACEHOLDER = "placeholder"
 CALL_FUNCTION = "call_function"
 CALL_METHOD = "call_method"
 GET_ATTR = "get_attr"
-OUTPUT = "output"
 
 _DOTTED = re.compile(r"[A-Za-z_][\w.]*")
 
@@ -149,6 +148,9 @@ def _split_sizes(text: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- scanning
 
 
+_NESTING = re.compile(r"[()\[\]{}'\"]")
+
+
 def split_top_level(text: str, sep: str) -> list[str]:
     """Split *text* at *sep* outside brackets and quotes."""
     if sep not in text:
@@ -182,7 +184,6 @@ def split_top_level(text: str, sep: str) -> list[str]:
     return parts
 
 
-_NESTING = re.compile(r"[()\[\]{}'\"]")
 _CLEANUP = re.compile(r";\s*(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
 _STRING = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*\()(?!\s*=(?!=))")
