@@ -47,8 +47,10 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui
 
+# tests/ and tui/tests/ each have a conftest module: run them as two sessions.
 pytest: setup sysdeps
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tui/tests
 
 test: lint typecheck pytest
 
