@@ -97,26 +97,18 @@ class ReportWriter:
     def __init__(self, path: str | os.PathLike[str], *, flush_s: float = 0.2) -> None:
         self.path = Path(path)
         _check_writable(self.path)
-        for suffix in ("", "-journal"):
-            stale = Path(str(self.path) + suffix)
-            if stale.is_file() or stale.is_symlink():
-                stale.unlink()
         self.failure: str | None = None
         self._lock = threading.RLock()
         self._dirty = True
         self._closed = False
         self._next_seq = 1
         self._flush_s = flush_s
+        _create_empty_report(self.path)
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.execute("PRAGMA synchronous=OFF")
             self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(_SCHEMA)
-            self._db.execute("BEGIN")
-            self._set_meta_locked("format", FORMAT)
-            self._set_meta_locked("schema_version", str(SCHEMA_VERSION))
-            self._db.execute("COMMIT")
             self._db.execute("BEGIN")
         except sqlite3.Error as exc:
             raise ReportError(f"cannot write report {self.path}: {exc}") from None
@@ -127,9 +119,6 @@ class ReportWriter:
         self._flusher.start()
 
     # -- writing -----------------------------------------------------------------------
-    def _set_meta_locked(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
-
     def _write(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor | None:
         """Run one statement that changes the report; None once writing has stopped."""
         with self._lock:
@@ -284,6 +273,37 @@ class ReportWriter:
 
 # Errors of one statement (a bad value, a duplicate key): not a reason to stop writing.
 _ROW_ERRORS = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+
+
+def _create_empty_report(path: Path) -> None:
+    """Put a complete empty report (schema, format marker) at *path* in one atomic rename.
+
+    A reader polling the path never sees a half-created file, and a stale journal of an
+    earlier run at the same path is removed first (SQLite would "roll back" the new file
+    with it).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        for stale in (tmp, _journal(tmp), _journal(path)):
+            if stale.is_file() or stale.is_symlink():
+                stale.unlink()
+        db = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            db.execute("BEGIN")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT INTO meta(key, value) VALUES ('format', ?)", (FORMAT,))
+            db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except (sqlite3.Error, OSError) as exc:
+        tmp.unlink(missing_ok=True)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReportError(f"cannot write report {path}: {why}") from None
 
 
 def _check_writable(path: Path) -> None:
