@@ -170,6 +170,8 @@ def _print_summary(path: Path) -> None:
             print(render_summary(report, report_path=_display_path(path)), file=sys.stderr)
     except InspectcError as exc:
         print(f"inspectc: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not change the script's exit code
+        print(f"inspectc: could not print the summary ({type(exc).__name__}: {exc})", file=sys.stderr)
 
 
 def _display_path(path: Path) -> str:
@@ -249,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InspectcError as exc:
         print(f"inspectc: {exc}", file=sys.stderr)
         return exc.exit_code
+    except RecursionError:  # e.g. JSON nested 100,000 deep in a report or a TORCH_TRACE log
+        print("inspectc: input is nested too deeply to read (RecursionError)", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
