@@ -67,6 +67,7 @@ CREATE INDEX IF NOT EXISTS kernels_by_frame ON kernels(rank, compile_id);
 """
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+MAX_PAYLOAD_BYTES = 1 << 30  # one event's text; Inductor output code of huge models is ~100 MB
 
 
 def compress(text: str) -> bytes:
@@ -74,9 +75,21 @@ def compress(text: str) -> bytes:
 
 
 def decompress(blob: bytes | None) -> str | None:
+    """A payload's text; :class:`ReportError` when it is corrupt or inflates past the limit."""
     if blob is None:
         return None
-    return zlib.decompress(blob).decode("utf-8", "replace")
+    if not isinstance(blob, bytes):
+        raise ReportError("corrupt payload (not compressed data)")
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(blob, MAX_PAYLOAD_BYTES)
+    except zlib.error as exc:
+        raise ReportError(f"corrupt payload ({exc})") from None
+    if inflater.unconsumed_tail:  # a zip bomb, not a graph
+        raise ReportError(f"payload inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+    if not inflater.eof:
+        raise ReportError("corrupt payload (truncated)")
+    return data.decode("utf-8", "replace")
 
 
 def _rank(rank: int | None) -> int:
@@ -549,13 +562,10 @@ class Report:
         rows = self._query("SELECT payload FROM events WHERE seq = ?", (seq,))
         if not rows:
             return None
-        blob = rows[0][0]
-        if blob is not None and not isinstance(blob, bytes):
-            raise ReportError(f"{self.path}: corrupt payload in event {seq}")
         try:
-            return decompress(blob)
-        except zlib.error:
-            raise ReportError(f"{self.path}: corrupt payload in event {seq}") from None
+            return decompress(rows[0][0])
+        except ReportError as exc:
+            raise ReportError(f"{self.path}: event {seq}: {exc}") from None
 
     # -- raw events --------------------------------------------------------------------
     def events(
