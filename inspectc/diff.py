@@ -368,8 +368,8 @@ _TITLES = {
 def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limit: int = 40) -> str:
     a, b = diff.a, diff.b
     lines = [
-        f"inspectc diff: {_clean(a.label)} (torch {a.torch_version or '?'}) -> "
-        f"{_clean(b.label)} (torch {b.torch_version or '?'})",
+        f"inspectc diff: {_clean(a.label)} (torch {a.torch_version or 'not recorded'}) -> "
+        f"{_clean(b.label)} (torch {b.torch_version or 'not recorded'})",
         _counts_line(a, b),
     ]
     for kind, title in _TITLES.items():

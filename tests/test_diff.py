@@ -1,0 +1,153 @@
+"""inspectc diff: golden reports, imported shared logs, and real captures before/after a change."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Captures, run_cli
+
+from inspectc.diff import ReportDiff, RunSide, TimeChange, norm_path, op_signature
+from inspectc.model import Kernel
+
+
+def diff(*args: str) -> tuple[int, str, str]:
+    proc = run_cli("diff", *args)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def diff_json(a: Path, b: Path, *more: str) -> dict[str, Any]:
+    code, out, _ = diff("--json", str(a), str(b), *more)
+    data = json.loads(out)
+    assert data["exit_code"] == code
+    return data
+
+
+def test_a_report_against_itself(golden: Path) -> None:
+    report = golden / "graph_breaks.inspectc"
+    code, out, err = diff(str(report), str(report))
+    assert code == 0 and err == ""
+    assert "No structural differences (exit 0)" in out
+    data = diff_json(report, report)
+    assert data["structural"] is False and data["changes"] == []
+
+
+def test_run_metadata_is_not_a_difference(golden: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.inspectc"
+    shutil.copy(golden / "graph_breaks.inspectc", copy)
+    with sqlite3.connect(copy) as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
+        run = json.loads(text)
+        run.update(argv=["other", "argv"], started=1.0, ended=2.0, hostname="elsewhere", pid=1)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (json.dumps(run),))
+    assert diff(str(golden / "graph_breaks.inspectc"), str(copy))[0] == 0
+
+
+def test_different_programs(golden: Path) -> None:
+    code, out, _ = diff(str(golden / "sin_sin.inspectc"), str(golden / "mlp_train.inspectc"))
+    assert code == 1
+    assert "- removed fn() at samples/sin_sin.py:" in out
+    assert "+ added   forward() at samples/mlp_train.py:" in out
+    assert "structural differences (exit 1)" in out
+
+
+def test_cpu_and_cuda_logs_of_one_model(traces_dir: Path, tmp_path: Path) -> None:
+    for name in ("inductor_provenance_jit_log.txt", "inductor_provenance_jit_cuda_log.txt", "simple.log"):
+        run_cli("import", str(traces_dir / name), "-o", str(tmp_path / f"{name}.inspectc"), check=True)
+    data = diff_json(
+        tmp_path / "inductor_provenance_jit_log.txt.inspectc",
+        tmp_path / "inductor_provenance_jit_cuda_log.txt.inspectc",
+    )
+    assert data["structural"] and {c["kind"] for c in data["changes"]} == {"kernel"}
+    added = {c["what"].split(": ", 1)[1] for c in data["changes"] if c["change"] == "added"}
+    assert "triton_poi_fused_mul_1" in added  # the CUDA run's Triton kernels are new
+    # the same log with an altered (chromium) payload compiles the same
+    simple = tmp_path / "simple.log.inspectc"
+    run_cli(
+        "import",
+        str(traces_dir / "simple_corrupted_json.log"),
+        "-o",
+        str(tmp_path / "c.inspectc"),
+        check=True,
+    )
+    assert diff(str(simple), str(tmp_path / "c.inspectc"))[0] == 0
+
+
+def test_errors_exit_2(golden: Path, tmp_path: Path) -> None:
+    code, out, err = diff(str(golden / "sin_sin.inspectc"), str(tmp_path / "missing.inspectc"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    code, _, err = diff(
+        str(golden / "sin_sin.inspectc"), str(golden / "sin_sin.inspectc"), "--fail-on-slowdown", "x"
+    )
+    assert code == 2
+
+
+def test_kernel_matching_helpers() -> None:
+    def k(name: str) -> Kernel:
+        return Kernel(id=1, compile_id="0/0", name=name, language="cpp", kind="pointwise", source_size=1)
+
+    assert op_signature(k("cpp_fused_add_mul_3")) == "fused_add_mul"
+    assert op_signature(k("triton_poi_fused_add_mul_0")) == "fused_add_mul"
+    assert op_signature(k("extern_kernels.mm:2")) == "extern_kernels.mm"
+    assert norm_path("/venv/lib/python3.11/site-packages/torch/nn/x.py", "/w") == "torch/nn/x.py"
+    assert norm_path("/w/proj/train.py", "/w/proj") == "train.py"
+
+
+def test_slowdown_changes_the_exit_code_only_when_asked() -> None:
+    side = RunSide("a", None, 1, 0, 0, 2)
+    d = ReportDiff(side, side)
+    d.times = [TimeChange("f() big", 100.0, 130.0, 0.9), TimeChange("f() tiny", 1.0, 3.0, 0.01)]
+    assert d.exit_code() == 0
+    assert d.exit_code(fail_on_slowdown=50) == 0
+    assert d.exit_code(fail_on_slowdown=20) == 1
+    assert d.slowdowns(20) == [
+        "kernel time per call of 2 matched kernels: ×1.32",
+        "f() big: ×1.30 (100.0µs -> 130.0µs)",
+    ]
+
+
+SCRIPT = """
+import sys
+import torch
+
+
+def step(x):
+    y = torch.sin(x) * 2
+    if "--with-break" in sys.argv:
+        print("tracing past a print")  # a graph break
+    return torch.relu(y) + 1
+
+
+torch.compile(step)(torch.randn(16))
+"""
+
+
+@pytest.mark.capture
+def test_a_fixed_graph_break(tmp_path: Path) -> None:
+    script = tmp_path / "step.py"
+    script.write_text(SCRIPT)
+    before, after = tmp_path / "before.inspectc", tmp_path / "after.inspectc"
+    run_cli("run", "-q", "-o", str(before), str(script), "--with-break", cwd=tmp_path, check=True)
+    run_cli("run", "-q", "-o", str(after), str(script), cwd=tmp_path, check=True)
+    code, out, _ = diff(str(before), str(after))
+    assert code == 1, out
+    line = SCRIPT.splitlines().index('        print("tracing past a print")  # a graph break') + 1
+    assert f"- fixed   step.py:{line}" in out
+    data = diff_json(before, after)
+    changes = {(c["kind"], c["change"]) for c in data["changes"]}
+    assert ("graph_break", "fixed") in changes
+    assert ("frame", "removed") in changes  # the resume function after the break is gone
+    assert ("kernel", "added") in changes  # one fused kernel instead of two
+    assert diff(str(after), str(after))[0] == 0
+
+
+@pytest.mark.capture
+def test_cold_and_warm_cache_runs_of_one_program_do_not_differ(captures: Captures) -> None:
+    cold = captures.get("graph_breaks.py", "--size", "64", cache="gb")
+    warm = captures.get("graph_breaks.py", "--size", "64", cache="gb", label="warm")
+    code, out, _ = diff(str(cold.report), str(warm.report))
+    assert code == 0, out
