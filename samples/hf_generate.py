@@ -22,12 +22,13 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=6)
     parser.add_argument("--prompt-len", type=int, default=8)
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--layers", type=int, default=2)
     args = parser.parse_args()
     torch.manual_seed(0)
     config = GPTNeoXConfig(
         vocab_size=128,
         hidden_size=64,
-        num_hidden_layers=2,
+        num_hidden_layers=args.layers,
         num_attention_heads=2,
         intermediate_size=128,
         max_position_embeddings=128,
