@@ -59,9 +59,9 @@ def ok(run: CapturedRun) -> CapturedRun:
     return run
 
 
-def mode_run(captures: Captures, mode: str, device: str = "cpu", **kw: str) -> CapturedRun:
+def mode_run(captures: Captures, mode: str, device: str = "cpu", cache: str | None = None) -> CapturedRun:
     return captures.get(
-        "compile_modes.py", "--mode", mode, "--device", device, label=f"{mode}-{device}", **kw
+        "compile_modes.py", "--mode", mode, "--device", device, label=f"{mode}-{device}", cache=cache
     )
 
 
