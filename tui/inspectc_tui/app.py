@@ -20,9 +20,6 @@ from inspectc.errors import InspectcError
 from inspectc.model import Frame, Run
 from inspectc_tui.actions import editor_command, export_graph, graph_exporter
 from inspectc_tui.data import ReportData, SearchHit, load_report
-from inspectc_tui.dialogs.help import HelpScreen
-from inspectc_tui.dialogs.search import SearchScreen
-from inspectc_tui.frame.screen import FrameScreen
 from inspectc_tui.messages import LoadFailed, LoadProgress, OpenFrame, ReportLoaded, RunRead
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.source import resolve
@@ -69,8 +66,7 @@ class InspectcApp(App[None]):
         return screen
 
     def on_mount(self) -> None:
-        # Start reading after the first paint: the overview's widgets all exist by then,
-        # and the reader thread does not hold up the paint.
+        # Read after the first paint, so the reader thread does not delay it.
         self.call_after_refresh(self.load)
 
     def on_unmount(self) -> None:
@@ -114,6 +110,8 @@ class InspectcApp(App[None]):
         frame = self.data.frame(message.key)
         if frame is None:
             return
+        from inspectc_tui.frame.screen import FrameScreen  # imported when first needed: faster start
+
         while len(self.screen_stack) > 1:
             self.pop_screen()
         chosen = message.kernel_id is not None or message.break_reason is not None
@@ -125,10 +123,14 @@ class InspectcApp(App[None]):
         )
 
     def action_help(self) -> None:
+        from inspectc_tui.dialogs.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_search(self) -> None:
+        from inspectc_tui.dialogs.search import SearchScreen
+
         if self.data is None or isinstance(self.screen, SearchScreen):
             return
 

@@ -7,7 +7,6 @@ which never parses markup and turns control characters into visible escapes (``\
 
 from __future__ import annotations
 
-import os
 import re
 
 from rich.text import Text
@@ -80,16 +79,17 @@ def percent(value: float | None) -> str:
 
 
 def short_path(path: str | None, base: str | None) -> str:
-    """*path* relative to the run's cwd when inside it (never the viewer's cwd: stable)."""
+    """*path* relative to the run's cwd when inside it (never the viewer's cwd: stable).
+
+    A plain prefix test: ``os.path.relpath`` calls ``getcwd`` each time, which shows on
+    a thousand rows.
+    """
     if not path:
         return "?"
     if base:
-        try:
-            rel = os.path.relpath(path, base)
-        except ValueError:
-            return path
-        if not rel.startswith(".."):
-            return rel
+        prefix = base.rstrip("/") + "/"
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return path[len(prefix) :]
     return path
 
 
@@ -100,3 +100,13 @@ def location(filename: str | None, line: int | None, base: str | None) -> str:
 
 def frame_label(compile_id: str, rank: int | None) -> str:
     return f"r{rank} {compile_id}" if rank is not None else compile_id
+
+
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+
+
+def function_name(name: str | None) -> str:
+    """A frame's function for tables: Dynamo's continuation functions shortened to ``↳ f_at_18``."""
+    if not name:
+        return "?"
+    return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name

@@ -19,9 +19,10 @@ from inspectc_tui.frame.screen import FrameScreen
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.widgets.code_view import CodeView
+from inspectc_tui.widgets.table import VirtualTable
 from reports import ELSEWHERE
 from textual.pilot import Pilot
-from textual.widgets import DataTable, OptionList, Static, Tree
+from textual.widgets import OptionList, Static, Tree
 
 SIZE = (160, 48)
 
@@ -62,6 +63,10 @@ def text_of(app: InspectcApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).visual)
 
 
+def first_cell(table: VirtualTable) -> str:
+    return table.cells_for(table.row_keys()[0])[0].plain
+
+
 def screen_text(app: InspectcApp) -> str:
     return app.export_screenshot().replace("&#160;", " ")
 
@@ -85,11 +90,11 @@ async def test_overview_shows_run_frames_breaks_kernels(graph_breaks_report: Pat
         await loaded(pilot)
         screen = app.screen
         assert isinstance(screen, OverviewScreen)
-        assert screen.query_one("#frames", DataTable).row_count == 12
-        breaks = screen.query_one("#breaks", DataTable)
+        assert screen.query_one("#frames", VirtualTable).row_count == 12
+        breaks = screen.query_one("#breaks", VirtualTable)
         assert breaks.row_count == 4
-        assert str(breaks.get_row_at(0)[0]) == "3×"  # sorted by count
-        assert screen.query_one("#top-kernels", DataTable).row_count == 12
+        assert first_cell(breaks) == "3×"  # sorted by count
+        assert screen.query_one("#top-kernels", VirtualTable).row_count == 12
         header = text_of(app, "#run-header")
         assert "torch 2.13.0+cpu" in header and "exit 0" in header
         assert "12 frames" in header and "6 graph breaks (4 unique)" in header
@@ -101,14 +106,19 @@ async def test_frames_table_sorts_by_header(graph_breaks_report: Path) -> None:
     app = RecordingApp(graph_breaks_report)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        table = app.screen.query_one("#frames", DataTable)
-        table.post_message(DataTable.HeaderSelected(table, table.columns["compile"].key, 6, label=None))  # type: ignore[arg-type]
-        await pilot.pause()
-        first = str(table.get_row_at(0)[0])
-        assert first == "0/0"  # 10.9 s, the slowest
-        table.post_message(DataTable.HeaderSelected(table, table.columns["compile"].key, 6, label=None))  # type: ignore[arg-type]
-        await pilot.pause()
-        assert str(table.get_row_at(0)[0]) != "0/0"
+        table = app.screen.query_one("#frames", VirtualTable)
+        x = sum(c.width + 2 for c in table.columns[:6]) + 2  # inside the "Compile" header
+        await pilot.click("#frames", offset=(x, 0))
+        assert table.sorted_by == ("compile", False)
+        assert first_cell(table) == "0/0"  # 10.9 s, the slowest
+        await pilot.click("#frames", offset=(x, 0))
+        assert table.sorted_by == ("compile", True) and first_cell(table) != "0/0"
+        await pilot.click("#frames", offset=(2, 3))  # third row: the cursor goes there
+        assert table.cursor == 2
+        await pilot.click("#frames", offset=(2, 3))  # and again: it opens
+        await settle(pilot)
+        assert isinstance(app.screen, FrameScreen)
+        assert app.screen.frame is table.object_for(table.row_keys()[2])
 
 
 # -- frame screen --------------------------------------------------------------------------
@@ -133,7 +143,7 @@ async def test_enter_opens_a_frame_and_every_tab_loads(graph_breaks_report: Path
             await pilot.press(str(number))
             await settle(pilot)
             assert screen.active_tab == key and screen.pane(key).loaded
-        assert screen.query_one("#event-table", DataTable).row_count > 5
+        assert screen.query_one("#event-table", VirtualTable).row_count > 5
         await pilot.press("escape")
         assert isinstance(app.screen, OverviewScreen)
 
@@ -357,7 +367,7 @@ async def test_large_report_opens(large_report: Path) -> None:
     app = RecordingApp(large_report)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        assert app.screen.query_one("#frames", DataTable).row_count == 120
+        assert app.screen.query_one("#frames", VirtualTable).row_count == 120
         await pilot.press("k", "enter")
         await settle(pilot)
         screen = app.screen

@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from inspectc.store import EventRow
 from inspectc_tui.data import EVENT_LIMIT
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.text import literal
 from inspectc_tui.widgets.code_view import CodeView
+from inspectc_tui.widgets.table import Column, VirtualTable
 
 MAX_PAYLOAD = 2_000_000
 
@@ -43,7 +44,7 @@ class EventsPane(FramePane):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="events-body"):
-            yield DataTable(id="event-table", cursor_type="row", zebra_stripes=True)
+            yield VirtualTable(id="event-table")
             with Vertical(id="event-main"):
                 yield Static(Text("reading events…", style="dim"), id="event-caption")
                 yield CodeView(id="event-body", language="json")
@@ -61,23 +62,26 @@ class EventsPane(FramePane):
 
     @on(EventsRead)
     def _fill(self, message: EventsRead) -> None:
-        table: DataTable[Text] = self.query_one("#event-table", DataTable)
-        table.add_column(Text("Seq", justify="right"), key="seq")
-        table.add_column(Text("+s", justify="right"), key="t")
-        table.add_column("Event", key="name")
-        table.add_column(Text("Payload", justify="right"), key="size")
+        table = self.query_one("#event-table", VirtualTable)
+        table.set_columns(
+            Column("seq", Text("Seq", justify="right")),
+            Column("t", Text("+s", justify="right")),
+            Column("name", Text("Event"), 48),
+            Column("size", Text("Payload", justify="right")),
+        )
         start = next((r.ts for r in message.rows if r.ts is not None), None)
         for row in message.rows:
             self.rows[str(row.seq)] = row
             offset = "" if row.ts is None or start is None else f"{row.ts - start:.3f}"
             size = "" if row.payload_size is None else f"{row.payload_size:,}"
-            table.add_row(
+            cells = [
                 Text(str(row.seq), justify="right", style="dim"),
                 Text(offset, justify="right"),
                 literal(row.name),
                 Text(size, justify="right"),
-                key=str(row.seq),
-            )
+            ]
+            table.add_object(str(row.seq), row, cells)
+        table.done()
         caption = f"{len(message.rows):,} events"
         if len(message.rows) >= EVENT_LIMIT:
             caption += f" (first {EVENT_LIMIT:,} shown)"
@@ -85,9 +89,9 @@ class EventsPane(FramePane):
             caption = "no events recorded for this frame"
         self.query_one("#event-caption", Static).update(Text(caption, style="dim"))
 
-    @on(DataTable.RowHighlighted, "#event-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        row = self.rows.get(str(event.row_key.value))
+    @on(VirtualTable.RowHighlighted, "#event-table")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        row = self.rows.get(event.key)
         if row is not None:
             self._read_payload(row)
 

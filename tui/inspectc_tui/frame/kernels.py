@@ -13,54 +13,43 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspectc.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.fusion import graph_for_kernel
-from inspectc_tui.overview.tables import SortableTable
+from inspectc_tui.overview.tables import head
 from inspectc_tui.text import literal, location, micros, percent
 from inspectc_tui.widgets.code_view import CodeView
+from inspectc_tui.widgets.table import Column, VirtualTable
 
 SORT_CYCLE = ("total", "mean", "calls", "name", "size")
-
-
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _num(text: str) -> Text:
     return Text(text, justify="right")
 
 
-class KernelTable(SortableTable):
+class KernelTable(VirtualTable):
     def fill(self, kernels: list[Kernel]) -> None:
         self.reset()
-        self.add_column(_num("Total"), key="total")
-        self.add_column(_num("Share"), key="share")
-        self.add_column("Kernel", key="name")
-        self.add_column("Lang", key="language")
-        self.add_column(_num("Calls"), key="calls")
-        self.add_column(_num("Mean"), key="mean")
-        self.add_column(_num("Nodes"), key="nodes")
-        self.add_column(_num("Size"), key="size")
-        self.sort_keys = {
-            "name": lambda k: k.name,
-            "language": lambda k: k.language,
-            "calls": lambda k: -(k.time.calls if k.time else -1),
-            "total": lambda k: -(k.time.total_us if k.time else -1.0),
-            "mean": lambda k: -(k.time.mean_us if k.time else -1.0),
-            "share": lambda k: -((k.time.share or 0.0) if k.time else -1.0),
-            "nodes": lambda k: -len(k.fused_nodes),
-            "size": lambda k: -k.source_size,
-        }
+        self.set_columns(
+            Column("total", _num("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
+            Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
+            Column("name", Text("Kernel"), 44, sort_key=lambda k: k.name),
+            Column("language", Text("Lang"), sort_key=lambda k: k.language),
+            Column("calls", _num("Calls"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
+            Column("mean", _num("Mean"), sort_key=lambda k: -(k.time.mean_us if k.time else -1.0)),
+            Column("nodes", _num("Nodes"), sort_key=lambda k: -len(k.fused_nodes)),
+            Column("size", _num("Size"), sort_key=lambda k: -k.source_size),
+        )
         for kernel in kernels:
             t = kernel.time
             cells = [
                 Text(micros(t.total_us if t else None), justify="right", style="bold"),
                 _num(percent(t.share if t else None)),
-                literal(_short(kernel.name, 44), "green"),
+                literal(head(kernel.name, 44), "green"),
                 literal(kernel.language),
                 _num(str(t.calls) if t else "-"),
                 _num(micros(t.mean_us if t else None)),
@@ -70,6 +59,7 @@ class KernelTable(SortableTable):
             self.add_object(str(kernel.id), kernel, cells)
         if any(k.time for k in kernels):
             self.sort_by("total", reverse=False)
+        self.done()
 
 
 class KernelsPane(FramePane):
@@ -145,9 +135,9 @@ class KernelsPane(FramePane):
         table.sort_by(following, reverse=False)
         self.app.notify(f"kernels sorted by {following}", timeout=1.5)
 
-    @on(DataTable.RowHighlighted, "#kernel-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        kernel = self.query_one(KernelTable).object_for(str(event.row_key.value))
+    @on(VirtualTable.RowHighlighted, "#kernel-table")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        kernel = self.query_one(KernelTable).object_for(event.key)
         if not isinstance(kernel, Kernel) or kernel is self.selected:
             return
         self.selected = kernel

@@ -14,13 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, Static
+from textual.widgets import Footer, Header, Label, ProgressBar, Static
 
 from inspectc.model import Frame, Kernel, Run
 from inspectc_tui.data import ReportData, frame_key, kernel_key
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.tables import BreaksTable, FramesTable, TopKernelsTable
 from inspectc_tui.text import literal, seconds
+from inspectc_tui.widgets.table import VirtualTable
 
 Location = tuple[str | None, int | None]
 
@@ -82,6 +83,8 @@ class OverviewScreen(Screen[None]):
         super().__init__()
         self._title = title
         self.data: ReportData | None = None
+        self._mounted = False
+        self._pending: ReportData | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -103,23 +106,36 @@ class OverviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self._title
+        self._mounted = True
+        if self._pending is not None:
+            self.show_data(self._pending)
         self.query_one("#frames-box").border_title = "Frames"
         self.query_one("#breaks-box").border_title = "Graph breaks"
         self.query_one("#kernels-box").border_title = "Top kernels by time"
 
     # -- loading -----------------------------------------------------------------------
     def show_run(self, run: Run) -> None:
+        if not self._mounted:
+            return
         self.query_one("#run-header", Static).update(run_header(run, None))
 
     def show_progress(self, what: str, fraction: float) -> None:
+        if not self._mounted:
+            return
         self.query_one("#loading-label", Label).update(Text(what))
         self.query_one("#loading-bar", ProgressBar).update(progress=fraction)
 
     def show_error(self, message: str) -> None:
+        if not self._mounted:
+            self.call_after_refresh(self.show_error, message)
+            return
         self.query_one("#loading-label", Label).update(Text(message, style="bold red"))
         self.query_one("#loading-bar").display = False
 
     def show_data(self, data: ReportData) -> None:
+        if not self._mounted:  # the report was read before the screen was built
+            self._pending = data
+            return
         self.data = data
         self.query_one("#run-header", Static).update(run_header(data.run, data))
         frames = self.query_one(FramesTable)
@@ -140,7 +156,7 @@ class OverviewScreen(Screen[None]):
             ("#breaks", "#no-breaks"),
             ("#top-kernels", "#no-kernels"),
         ):
-            has_rows = self.query_one(table, DataTable).row_count > 0
+            has_rows = self.query_one(table, VirtualTable).row_count > 0
             self.query_one(table).display = has_rows
             self.query_one(empty).display = not has_rows
         self.query_one("#loading").display = False
@@ -153,15 +169,15 @@ class OverviewScreen(Screen[None]):
         if widget.display:
             widget.focus()
 
-    @on(DataTable.RowSelected, "#frames")
-    def _open_frame(self, event: DataTable.RowSelected) -> None:
-        frame = self.query_one(FramesTable).object_for(str(event.row_key.value))
+    @on(VirtualTable.RowSelected, "#frames")
+    def _open_frame(self, event: VirtualTable.RowSelected) -> None:
+        frame = self.query_one(FramesTable).object_for(event.key)
         if isinstance(frame, Frame):
             self.post_message(OpenFrame(frame_key(frame)))
 
-    @on(DataTable.RowSelected, "#breaks")
-    def _open_break(self, event: DataTable.RowSelected) -> None:
-        group = self.query_one(BreaksTable).object_for(str(event.row_key.value))
+    @on(VirtualTable.RowSelected, "#breaks")
+    def _open_break(self, event: VirtualTable.RowSelected) -> None:
+        group = self.query_one(BreaksTable).object_for(event.key)
         if group is None or self.data is None:
             return
         for frame in self.data.frames:
@@ -169,9 +185,9 @@ class OverviewScreen(Screen[None]):
                 self.post_message(OpenFrame(frame_key(frame), tab="breaks", break_reason=group.reason))
                 return
 
-    @on(DataTable.RowSelected, "#top-kernels")
-    def _open_kernel(self, event: DataTable.RowSelected) -> None:
-        kernel = self.query_one(TopKernelsTable).object_for(str(event.row_key.value))
+    @on(VirtualTable.RowSelected, "#top-kernels")
+    def _open_kernel(self, event: VirtualTable.RowSelected) -> None:
+        kernel = self.query_one(TopKernelsTable).object_for(event.key)
         if isinstance(kernel, Kernel):
             self.post_message(OpenFrame(kernel_key(kernel), tab="kernels", kernel_id=kernel.id))
 
