@@ -83,7 +83,9 @@ def test_malformed_lines_are_skipped_and_counted(traces_dir: Path, tmp_path: Pat
     lines = (traces_dir / "simple.log").read_text().splitlines(keepends=True)
     headers = [i for i, line in enumerate(lines) if line.startswith("V")]
     # between records, so no record's payload is cut short
-    lines.insert(headers[6], 'V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {"str": [broken\n')
+    lines.insert(
+        headers[6], 'V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {"str": [broken\n'
+    )
     lines.insert(headers[3], "this is not a trace record\n")
     lines.append("\x00\x01 binary junk\n")
     log = tmp_path / "mangled.log"
