@@ -110,7 +110,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
             for r in f.recompiles[:3]:
                 earlier = f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else ""
                 text = _clean(one_line(r.guard or r.text, 90))
-                lines.append(f"  {f.compile_id:<6} {f.function or '?'}(): {text}{earlier}")
+                lines.append(f"  {f.compile_id:<6} {_clean(f.function or '?')}(): {text}{earlier}")
 
     failed = [f for f in frames if f.failure is not None]
     if failed:
@@ -134,7 +134,8 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.append(
         f"  open it: inspectc tui {shlex.quote(path)}   ·   JSON: inspectc export {shlex.quote(path)} --json"
     )
-    return "\n".join(lines)
+    # Every part above may hold report text: no escape sequence reaches the terminal.
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in "\n".join(lines))
 
 
 def _frame_table(frames: list[Frame], base: str | None) -> str:
