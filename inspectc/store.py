@@ -451,6 +451,7 @@ class Report:
                 f" understands ({SCHEMA_VERSION}): upgrade inspectc"
             )
         self.schema_version = version
+        self._run = self._load_run()  # checked at open: a corrupt run entry fails here, once
         self._frames: list[Frame] | None = None
         self._kernels: list[Kernel] | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
@@ -487,6 +488,9 @@ class Report:
 
     @property
     def run(self) -> Run:
+        return self._run
+
+    def _load_run(self) -> Run:
         data = self._meta_json("run")
         if not isinstance(data, dict):
             return Run()
