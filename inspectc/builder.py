@@ -39,6 +39,8 @@ from inspectc.tracefile import StringTable, compile_id, event_name
 # Events that belong to a frame but carry nothing for the structured view (kept raw).
 # (compile_extras.EVENTS -- autotuning, CUDA graphs, symbolic shapes -- go to _on_extra.)
 _QUIET = {
+    "optimize_ddp_split_graph",
+    "optimize_ddp_split_child",
     "describe_source",
     "describe_storage",
     "describe_tensor",
@@ -103,6 +105,7 @@ class _FrameState:
     cudagraph_skip_reason: str | None = None
     unknown_events: int = 0
     cache_key: str | None = None  # FX graph cache key of the graph compiled last
+    pending_post_grad: int | None = None  # event seq of a post-grad graph awaiting its code
     extras: compile_extras.FrameExtras | None = None  # autotuning, CUDA graphs, symbols
 
     def freeze(self) -> Frame:
@@ -200,6 +203,7 @@ class Builder:
 
     def finish(self) -> None:
         for state in self.frames.values():
+            self._flush_post_grad(state, backward=False)
             self._put(state)
         self.writer.flush()
 
@@ -288,8 +292,11 @@ class Builder:
         if payload is None:
             return
         kind = _GRAPH_EVENTS[name]
-        if kind == "post_grad" and "output_code" in st.graph_kinds:
-            kind = "post_grad_backward"
+        if kind == "post_grad":
+            # Forward or backward is only known when its output code arrives: hold it.
+            self._flush_post_grad(st, backward=False)
+            st.pending_post_grad = seq
+            return
         if kind == "guards":
             st.guards = tuple(
                 Guard(
@@ -305,6 +312,12 @@ class Builder:
             )
         self._add_graph(st, kind, seq)
 
+    def _flush_post_grad(self, st: _FrameState, *, backward: bool) -> None:
+        if st.pending_post_grad is not None:
+            kind = _piece_kind("post_grad", st.graph_kinds, backward)
+            self._add_graph(st, kind, st.pending_post_grad)
+            st.pending_post_grad = None
+
     def _add_graph(self, st: _FrameState, kind: str, seq: int) -> None:
         self.writer.put_graph(rank=st.rank, compile_id=st.compile_id, kind=kind, seq=seq)
         if kind not in st.graph_kinds:
@@ -313,10 +326,13 @@ class Builder:
     def _on_output_code(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         if payload is None:
             return
-        kind = "output_code"
         match = _AOT_ID.search(payload[:2000])
-        if (match and "backward" in match.group(1)) or "output_code" in st.graph_kinds:
-            kind = "output_code_backward"
+        if match:
+            backward = "backward" in match.group(1)
+        else:  # older torch: no AOT ID header; the second module of a frame is its backward
+            backward = "output_code" in st.graph_kinds
+        self._flush_post_grad(st, backward=backward)
+        kind = _piece_kind("output_code", st.graph_kinds, backward)
         self._add_graph(st, kind, seq)
         for span in kernels.split_output_code(payload):
             kernel = Kernel(
@@ -450,6 +466,16 @@ class Builder:
         )
         if isinstance(data.get("pytorch_version"), str):
             self.torch_version = self.torch_version or data["pytorch_version"]
+
+
+def _piece_kind(base: str, existing: list[str], backward: bool) -> str:
+    """``output_code``/``output_code_backward``; later pieces of one frame (DDPOptimizer
+    splits a frame into several graphs) become ``output_code_2``, ``output_code_2_backward``."""
+    suffix = "_backward" if backward else ""
+    n = 1
+    while (base + (f"_{n}" if n > 1 else "") + suffix) in existing:
+        n += 1
+    return base + (f"_{n}" if n > 1 else "") + suffix
 
 
 def _graph_break(text: str) -> GraphBreak:
