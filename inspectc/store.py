@@ -434,7 +434,7 @@ class Report:
                 # roll back: roll it back in a private copy, never in the user's file.
                 self._db = self._recovered_copy()
                 rows = self._db.execute("SELECT key, value FROM meta").fetchall()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
             if "no such table" in str(exc):
                 raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
             raise ReportError(f"{self.path} is not a readable inspectc report ({exc})") from None
@@ -467,6 +467,7 @@ class Report:
             raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         self.path = copy
         db = sqlite3.connect(str(copy), check_same_thread=False)
+        db.text_factory = _text
         db.execute("PRAGMA query_only=1")
         return db
 
@@ -474,7 +475,9 @@ class Report:
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self._db.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
+            # corrupt schema puts raw bytes in them.
             raise ReportError(f"{self.path}: report is corrupt or truncated ({exc})") from None
 
     def _meta_json(self, key: str) -> Any:
@@ -720,8 +723,15 @@ def _journal(path: Path) -> Path:
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
+    db.text_factory = _text
     db.execute("PRAGMA busy_timeout=5000")
     return db
+
+
+def _text(raw: bytes) -> str:
+    # TEXT cells of a corrupt or hostile file may hold invalid UTF-8 (sqlite3 would raise
+    # UnicodeDecodeError on the whole query).
+    return raw.decode("utf-8", "replace")
 
 
 def open_report(path: str | os.PathLike[str]) -> Report:
