@@ -44,13 +44,17 @@ def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not in
     return fusion_dot
 
 
-def export_graph(report: Report, compile_id: str, rank: int | None, out_dir: Path) -> list[Path]:
-    """Write ``<report-stem>-<cid>.dot`` (and ``.svg`` when `dot` is on PATH); return paths."""
+def export_graph(
+    report: Report, compile_id: str, rank: int | None, out_dir: Path, *, named: Path | None = None
+) -> list[Path]:
+    """Write ``<report-stem>-<cid>.dot`` (and ``.svg`` when `dot` is on PATH); return paths.
+
+    *named* is the path the user opened (a bundle's report is a temporary file)."""
     fusion_dot = graph_exporter()
     if fusion_dot is None:
         raise LookupError("graph export not available")
-    text = fusion_dot(report, compile_id)
-    stem = export_file_stem(report.path, compile_id, rank)
+    text = fusion_dot(report, compile_id) if rank is None else fusion_dot(report, compile_id, rank=rank)
+    stem = export_file_stem(named or report.path, compile_id, rank)
     dot_path = out_dir / f"{stem}.dot"
     dot_path.write_text(text, encoding="utf-8")
     written = [dot_path]

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from inspectc.analysis import BreakGroup, Totals, break_groups, totals
+from inspectc.merge import open_path
 from inspectc.model import Frame, Kernel, Recompile, Run
-from inspectc.store import EventRow, Report, open_report
+from inspectc.store import EventRow, Report
 
 FrameKey = tuple[int | None, str]  # (rank, compile_id)
 T = TypeVar("T")
@@ -51,10 +52,19 @@ class SearchHit:
 class ReportData:
     """A loaded report, safe to read from the UI thread and from workers."""
 
-    def __init__(self, report: Report, run: Run, frames: list[Frame], kernels: list[Kernel]) -> None:
+    def __init__(
+        self,
+        report: Report,
+        run: Run,
+        frames: list[Frame],
+        kernels: list[Kernel],
+        *,
+        opened_as: Path | None = None,
+    ) -> None:
         self._report = report
         self._lock = threading.Lock()
-        self.path: Path = report.path
+        self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
+        self.opened_as: Path = opened_as or report.path  # what the user named
         self.run = run
         self.frames = frames
         self.kernels = kernels
@@ -157,10 +167,11 @@ class ReportData:
 def load_report(
     path: str | Path, progress: Progress | None = None, on_run: Callable[[Run], None] | None = None
 ) -> ReportData:
-    """Open *path* and read what the overview needs; raises ``ReportError``."""
+    """Open *path* (a report, a share bundle, or a directory of per-rank reports, merged)
+    and read what the overview needs; raises ``ReportError``."""
     tell = progress or (lambda _what, _done: None)
     tell("opening report", 0.0)
-    report = open_report(path)
+    report = open_path(path)
     run = report.run
     if on_run is not None:
         on_run(run)
@@ -169,6 +180,6 @@ def load_report(
     tell(f"reading kernels ({len(frames):,} frames read)", 0.6)
     kernels = report.kernels
     tell("indexing", 0.9)
-    data = ReportData(report, run, frames, kernels)
+    data = ReportData(report, run, frames, kernels, opened_as=Path(path))
     tell("ready", 1.0)
     return data

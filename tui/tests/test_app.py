@@ -107,7 +107,7 @@ async def test_frames_table_sorts_by_header(graph_breaks_report: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         table = app.screen.query_one("#frames", VirtualTable)
-        x = sum(c.width + 2 for c in table.columns[:6]) + 2  # inside the "Compile" header
+        x = sum(c.shown + 2 for c in table.columns[:6]) + 2  # inside the "Compile" header
         await pilot.click("#frames", offset=(x, 0))
         assert table.sorted_by == ("compile", False)
         assert first_cell(table) == "0/0"  # 10.9 s, the slowest
@@ -467,7 +467,43 @@ async def test_x_writes_the_frames_dot(
     assert "wrote graph_breaks-2_0.dot" in app.notes
 
 
+@sync
+async def test_x_with_the_real_exporter(mlp_report: Path, tmp_path: Path) -> None:
+    pytest.importorskip("inspectc.graph")
+    app = RecordingApp(mlp_report, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("x")  # on the overview: the frame under the cursor
+        await settle(pilot)
+    dot = (tmp_path / "mlp_train-0_0.dot").read_text()
+    assert dot.startswith("digraph") and "0/0" in dot
+    assert app.notes[-1].startswith("wrote mlp_train-0_0.dot")
+
+
 def _walk(node: Any) -> Any:
     for child in node.children:
         yield child
         yield from _walk(child)
+
+
+@sync
+async def test_a_share_bundle_and_a_rank_directory_open(sin_report: Path, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, "-m", "inspectc", "share", str(sin_report), "-o", str(tmp_path / "share")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    (tmp_path / "ranks").mkdir()
+    shutil.copy(sin_report, tmp_path / "ranks" / "sin_sin.inspectc")
+    for target in (tmp_path / "share" / "sin_sin.share.zip", tmp_path / "ranks"):
+        app = RecordingApp(target)
+        async with app.run_test(size=SIZE) as pilot:
+            await loaded(pilot)
+            assert app.screen.query_one("#frames", VirtualTable).row_count == 1
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, FrameScreen)

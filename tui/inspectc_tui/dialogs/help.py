@@ -74,10 +74,10 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: auto; max-width: 90%; height: auto; max-height: 90%;
+        width: 90%; max-width: 84; height: auto; max-height: 90%;
         border: thick $primary; background: $surface; padding: 0 2;
     }
-    HelpScreen Static { width: auto; }
+    HelpScreen Static { width: 1fr; }
     """
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]

@@ -12,7 +12,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspectc_tui.data import ReportData, SearchHit
-from inspectc_tui.text import literal
+from inspectc_tui.text import function_name, literal
 
 KIND_STYLE = {"frame": "bold", "break": "bold yellow", "kernel": "bold green"}
 
@@ -24,7 +24,9 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         width: 90%; max-width: 130; height: auto; max-height: 80%; margin-top: 2;
         border: thick $primary; background: $surface;
     }
-    SearchScreen #search-results { height: auto; max-height: 24; border: none; }
+    SearchScreen #search-results {
+        height: auto; max-height: 24; border: none; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     SearchScreen #search-count { color: $text-muted; padding: 0 1; height: 1; }
     """
 
@@ -71,7 +73,8 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     def _option(hit: SearchHit) -> Option:
         label = Text(f"{hit.kind:<7}", style=KIND_STYLE.get(hit.kind, ""))
         label.append(f"{hit.frame[1]:<8} ", style="dim")
-        label.append_text(literal(hit.text, one_line=True))
+        text = function_name(hit.text) if hit.kind == "frame" else hit.text
+        label.append_text(literal(text, one_line=True))
         label.append("  ")
         label.append_text(literal(hit.detail, "dim", one_line=True))
         return Option(label)

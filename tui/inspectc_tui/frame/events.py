@@ -66,7 +66,7 @@ class EventsPane(FramePane):
         table.set_columns(
             Column("seq", Text("Seq", justify="right")),
             Column("t", Text("+s", justify="right")),
-            Column("name", Text("Event"), 48),
+            Column("name", Text("Event"), 60, flex=True),
             Column("size", Text("Payload", justify="right")),
         )
         start = next((r.ts for r in message.rows if r.ts is not None), None)

@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 from inspectc.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.fusion import graph_for_kernel
-from inspectc_tui.overview.tables import head
 from inspectc_tui.text import literal, location, micros, percent
 from inspectc_tui.widgets.code_view import CodeView
 from inspectc_tui.widgets.table import Column, VirtualTable
@@ -37,7 +36,7 @@ class KernelTable(VirtualTable):
         self.set_columns(
             Column("total", _num("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
             Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
-            Column("name", Text("Kernel"), 44, sort_key=lambda k: k.name),
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20),
             Column("language", Text("Lang"), sort_key=lambda k: k.language),
             Column("calls", _num("Calls"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("mean", _num("Mean"), sort_key=lambda k: -(k.time.mean_us if k.time else -1.0)),
@@ -49,7 +48,7 @@ class KernelTable(VirtualTable):
             cells = [
                 Text(micros(t.total_us if t else None), justify="right", style="bold"),
                 _num(percent(t.share if t else None)),
-                literal(head(kernel.name, 44), "green"),
+                literal(kernel.name, "green"),
                 literal(kernel.language),
                 _num(str(t.calls) if t else "-"),
                 _num(micros(t.mean_us if t else None)),

@@ -46,7 +46,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
     out.append("  ")
     out.append_text(status_text(frame.status))
     details = [
-        f"{frame.kernel_count} kernels",
+        f"{frame.kernel_count} kernel{'' if frame.kernel_count == 1 else 's'}",
         f"compiled in {seconds(frame.metrics.entire_frame_s)}",
     ]
     if frame.cache.get("fx_graph"):

@@ -17,15 +17,6 @@ from inspectc_tui.widgets.table import Column, VirtualTable
 OVERVIEW_KERNELS = 50
 
 
-def tail(text: str, width: int) -> str:
-    """The end of *text* (paths: the file name matters most)."""
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
-
-
-def head(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def right(text: str, style: str = "") -> Text:
     return Text(text, style=style, justify="right")
 
@@ -40,13 +31,23 @@ class FramesTable(VirtualTable):
         self.reset()
         self.set_columns(
             Column("frame", Text("Frame"), sort_key=lambda f: f.ordinal),
-            Column("function", Text("Function"), 24, sort_key=lambda f: f.function or ""),
+            Column(
+                "function", Text("Function"), 32, sort_key=lambda f: f.function or "", flex=True, min_width=14
+            ),
             Column("status", Text("Status"), sort_key=lambda f: f.status),
             Column("breaks", right("Breaks"), sort_key=lambda f: -len(f.graph_breaks)),
             Column("recompiles", right("Recomp"), sort_key=lambda f: -len(f.recompiles)),
             Column("kernels", right("Kernels"), sort_key=lambda f: -f.kernel_count),
             Column("compile", right("Compile"), sort_key=lambda f: -(f.metrics.entire_frame_s or 0.0)),
-            Column("location", Text("Location"), 44, sort_key=lambda f: (f.filename or "", f.line or 0)),
+            Column(
+                "location",
+                Text("Location"),
+                60,
+                sort_key=lambda f: (f.filename or "", f.line or 0),
+                flex=True,
+                min_width=16,
+                keep_end=True,
+            ),
         )
         for index, frame in enumerate(data.frames):
             self.add_object(str(index), frame, self._row(frame, base))
@@ -56,13 +57,13 @@ class FramesTable(VirtualTable):
     def _row(frame: Frame, base: str | None) -> list[Text]:
         return [
             Text(frame_label(frame.compile_id, frame.rank), style="bold"),
-            literal(head(function_name(frame.function), 24)),
+            literal(function_name(frame.function)),
             status_text(frame.status),
             _count(len(frame.graph_breaks), "yellow"),
             _count(len(frame.recompiles), "magenta"),
             _count(frame.kernel_count, ""),
             right(seconds(frame.metrics.entire_frame_s)),
-            literal(tail(location(frame.filename, frame.line, base), 44), "cyan"),
+            literal(location(frame.filename, frame.line, base), "cyan"),
         ]
 
 
@@ -72,16 +73,16 @@ class BreaksTable(VirtualTable):
         self.reset()
         self.set_columns(
             Column("count", right("Count"), sort_key=lambda g: -g.count),
-            Column("reason", Text("Reason"), 90, sort_key=lambda g: g.reason),
-            Column("location", Text("Location"), 40, sort_key=lambda g: g.location),
+            Column("reason", Text("Reason"), 120, sort_key=lambda g: g.reason, flex=True, min_width=30),
+            Column("location", Text("Location"), 40, sort_key=lambda g: g.location, keep_end=True),
             Column("frames", Text("Frames"), 30, sort_key=lambda g: g.compile_ids[0]),
         )
         for index, group in enumerate(data.groups):
             frames = ", ".join(group.compile_ids[:3]) + (", …" if group.count > 3 else "")
             cells = [
                 right(f"{group.count}×", "bold yellow"),
-                literal(head(group.reason.strip().split("\n")[0], 90)),
-                literal(tail(location(group.filename, group.line, base), 40), "cyan"),
+                literal(group.reason.strip().split("\n")[0]),
+                literal(location(group.filename, group.line, base), "cyan"),
                 Text(frames, style="dim"),
             ]
             self.add_object(str(index), group, cells)
@@ -94,7 +95,7 @@ class TopKernelsTable(VirtualTable):
         self.set_columns(
             Column("total", right("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
-            Column("name", Text("Kernel"), 48, sort_key=lambda k: k.name),
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True),
         )
         kernels = data.top_kernels[:OVERVIEW_KERNELS] or data.kernels[:OVERVIEW_KERNELS]
         for kernel in kernels:
@@ -102,7 +103,7 @@ class TopKernelsTable(VirtualTable):
             cells = [
                 right(micros(t.total_us if t else None), "bold"),
                 Text(frame_label(kernel.compile_id, kernel_key(kernel)[0])),
-                literal(head(kernel.name, 48), "green"),
+                literal(kernel.name, "green"),
             ]
             self.add_object(str(kernel.id), kernel, cells)
         self.done()

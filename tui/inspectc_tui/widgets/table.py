@@ -31,11 +31,17 @@ _CACHE_ROWS = 400
 
 @dataclass(slots=True)
 class Column:
+    """A column; a *flex* one shrinks (down to *min_width*) or grows to fill the table."""
+
     key: str
     label: Text
     max_width: int = 60
-    width: int = 0
+    width: int = 0  # the widest cell, up to max_width
     sort_key: Callable[[Any], Any] | None = None
+    flex: bool = False
+    min_width: int = 12
+    keep_end: bool = False  # cut from the left (paths: the file name and line matter)
+    shown: int = 0  # the width drawn at the table's current size
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -46,6 +52,7 @@ class VirtualTable(ScrollView, can_focus=True):
         background: $surface;
         color: $foreground;
         height: 1fr;
+        scrollbar-size-vertical: 1;
         &:focus {
             background-tint: $foreground 5%;
             & > .vtable--cursor {
@@ -140,9 +147,22 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _changed(self) -> None:
         self._cache.clear()
-        width = sum(c.width + 2 for c in self.columns)
-        self.virtual_size = Size(width, len(self._order) + 1)
+        self._layout_columns()
         self.refresh()
+
+    def _layout_columns(self) -> None:
+        """Shown widths: flexible columns take what the others leave (or give some back)."""
+        flex = [c for c in self.columns if c.flex]
+        fixed = sum(c.width + 2 for c in self.columns if not c.flex)
+        room = max(self.size.width - fixed - 2 * len(flex) - 1, 0)
+        for column in self.columns:
+            column.shown = column.width
+        if flex:
+            share = room // len(flex)
+            for column in flex:
+                column.shown = max(min(column.min_width, column.width), share)
+        width = sum(c.shown + 2 for c in self.columns)
+        self.virtual_size = Size(width, len(self._order) + 1)
 
     @property
     def row_count(self) -> int:
@@ -209,7 +229,7 @@ class VirtualTable(ScrollView, can_focus=True):
             label = column.label.copy()
             if self.sorted_by and self.sorted_by[0] == column.key:
                 label = label + Text(" ▼" if not self.sorted_by[1] else " ▲", style="dim")
-            segments.extend(self._cell(label, column.width, style))
+            segments.extend(self._cell(label, column.shown, style))
         return Strip(segments).extend_cell_length(max(self.virtual_size.width, self.size.width), style)
 
     def _render_row(self, index: int) -> Strip:
@@ -226,15 +246,18 @@ class VirtualTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("vtable--cursor")
         segments: list[Segment] = []
         for column, cell in zip(self.columns, self._cells[key], strict=False):
-            segments.extend(self._cell(cell, column.width, style))
+            segments.extend(self._cell(cell, column.shown, style, keep_end=column.keep_end))
         strip = Strip(segments).extend_cell_length(max(self.virtual_size.width, self.size.width), style)
         self._cache[cache_key] = strip
         if len(self._cache) > _CACHE_ROWS:
             self._cache.popitem(last=False)
         return strip
 
-    def _cell(self, text: Text, width: int, base: Style) -> list[Segment]:
-        cell = text.copy()
+    def _cell(self, text: Text, width: int, base: Style, *, keep_end: bool = False) -> list[Segment]:
+        if keep_end and text.cell_len > width > 1:
+            cell = Text("…", style=text.style) + text[len(text) - (width - 1) :]
+        else:
+            cell = text.copy()
         cell.no_wrap = True
         cell.truncate(width, overflow="ellipsis", pad=False)
         pad = width - cell.cell_len
@@ -253,6 +276,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
+        self._layout_columns()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -313,7 +337,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _click_header(self, x: int) -> None:
         left = 0
         for column in self.columns:
-            right = left + column.width + 2
+            right = left + column.shown + 2
             if left <= x < right:
                 self.sort_by(column.key)
                 return
