@@ -23,7 +23,7 @@ class TuiMissing(InspectcError):
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("tui", help="browse a report in the terminal UI")
-    p.add_argument("report", help="a report file written by `inspectc run`")
+    p.add_argument("report", help="a report, a share bundle (.zip) or a directory of per-rank reports")
     p.set_defaults(func=cmd_tui)
 
 
