@@ -93,7 +93,8 @@ def decompress(blob: bytes | None) -> str | None:
 
 
 def _rank(rank: int | None) -> int:
-    return NO_RANK if rank is None else rank
+    # A rank SQLite cannot store (a corrupt or hostile log says 2**70) is no rank at all.
+    return rank if rank is not None and 0 <= rank < 2**63 else NO_RANK
 
 
 class ReportWriter:
