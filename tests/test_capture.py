@@ -65,7 +65,12 @@ def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.Fix
         breaks = [gb for f in frames for gb in f.graph_breaks]
         assert len(breaks) == raw_count(run, "dynamo_graph_break_reason")
         lines = {(Path(gb.filename or "").name, gb.line) for gb in breaks}
-        for marker in ('print("with_print', ".item() breaks", "    torch._dynamo.graph_break()", "zlib.crc32("):
+        for marker in (
+            'print("with_print',
+            ".item() breaks",
+            "    torch._dynamo.graph_break()",
+            "zlib.crc32(",
+        ):
             assert ("graph_breaks.py", sample_line("graph_breaks.py", marker)) in lines, marker
         for gb in breaks:
             assert gb.reason and gb.user_stack, gb
