@@ -213,3 +213,11 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     w.put_frame(Frame(compile_id="2/0", ordinal=2, status=STATUS_EMPTY))
     w.close()
     return path
+
+
+def write_empty_report(path: Path) -> Path:
+    """A run killed before anything compiled: a header and nothing else."""
+    w = ReportWriter(path, flush_s=3600)
+    w.set_meta("run", Run(argv=("inspectc", "run", "train.py"), end_reason="killed"))
+    w.close()
+    return path

@@ -20,7 +20,7 @@ from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.widgets.code_view import CodeView
 from inspectc_tui.widgets.table import VirtualTable
-from reports import ELSEWHERE
+from reports import ELSEWHERE, write_empty_report
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, Tree
 
@@ -363,16 +363,35 @@ async def test_corrupt_report_shows_the_error(tmp_path: Path, sin_report: Path) 
 
 
 @sync
-async def test_large_report_opens(large_report: Path) -> None:
+async def test_large_report_opens_and_keys_answer_while_it_loads(large_report: Path) -> None:
     app = RecordingApp(large_report)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")  # before the frames are read: the UI answers
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
         await loaded(pilot)
         assert app.screen.query_one("#frames", VirtualTable).row_count == 120
+        await pilot.press("end", "home", "pagedown")
         await pilot.press("k", "enter")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, FrameScreen) and screen.active_tab == "kernels"
         assert screen.query_one("#kernel-source", CodeView).line_count > 50
+
+
+@sync
+async def test_a_report_with_nothing_compiled(tmp_path: Path) -> None:
+    app = RecordingApp(write_empty_report(tmp_path / "empty.inspectc"))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert "ended: killed" in text_of(app, "#run-header")
+        assert "No frames were compiled" in text_of(app, "#no-frames")
+        assert "No graph breaks." in text_of(app, "#no-breaks")
+        await pilot.press("enter", "e", "x")
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.notes == ["no source location here", "choose a frame to export"]
+        await pilot.press("slash", *"anything", "enter")
+        assert isinstance(app.screen, SearchScreen) and app.screen.hits == []
 
 
 # -- global keys ---------------------------------------------------------------------------

@@ -34,17 +34,24 @@ def failed_guard_matches(guard: Guard, reason: str) -> bool:
 
 class GuardsPane(FramePane):
     DEFAULT_CSS = """
-    GuardsPane #guard-filter { margin: 0 0 0 0; }
+    GuardsPane #guard-filter { border: none; height: 1; padding: 0 1; background: $boost; }
+    GuardsPane #guard-filter:focus { background: $primary 30%; }
     GuardsPane #recompile-info { padding: 0 1; margin-bottom: 1; }
     GuardsPane #guard-tree { height: 1fr; }
     GuardsPane #guard-detail { height: auto; max-height: 3; padding: 0 1; background: $boost; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter by source, e.g. L['x']   (Enter: go to tree)", id="guard-filter")
+        yield Input(
+            placeholder="/ filter guards by source or code, e.g. L['x']   (Enter: go to the tree)",
+            id="guard-filter",
+        )
         yield Static(id="recompile-info")
         yield Tree(Text("guards"), id="guard-tree")
         yield Static(id="guard-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#guard-detail").display = False
 
     def load(self) -> None:
         self._failed = self._failure_reasons()
@@ -71,6 +78,7 @@ class GuardsPane(FramePane):
             info.append(f"Guard failed later, recompiling as {later.compile_id}: ", style="bold magenta")
             info.append_text(literal(rec.guard or rec.text, "red"))
             info.append("\n")
+        info.rstrip()
         panel = self.query_one("#recompile-info", Static)
         panel.update(info)
         panel.display = bool(info.plain)
@@ -152,7 +160,9 @@ class GuardsPane(FramePane):
                 detail.append("\n" if not guard.user_code else "  ")
                 detail.append("at ", style="dim")
                 detail.append_text(literal(location(guard.filename, guard.line, self.data.run.cwd), "cyan"))
-        self.query_one("#guard-detail", Static).update(detail)
+        panel = self.query_one("#guard-detail", Static)
+        panel.update(detail)
+        panel.display = bool(detail.plain)
 
     def current_location(self) -> Location | None:
         node = self.query_one("#guard-tree", Tree).cursor_node
