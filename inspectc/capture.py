@@ -99,6 +99,7 @@ class Capture:
             },
         )
         self._lock = threading.Lock()
+        self._feed_lock = threading.RLock()  # the builder is not thread-safe
         self._stopped = False
         self._compiling: str | None = None
         self._autotune_hooked = False
@@ -166,7 +167,8 @@ class Capture:
         if self._writer is None or self._builder is None:
             return
         try:
-            self._builder.finish()
+            with self._feed_lock:
+                self._builder.finish()
             self._run = replace(
                 self._run,
                 ended=time.time(),
@@ -245,6 +247,12 @@ class Capture:
 
     def _on_record(self, metadata: dict[str, Any], payload: Any, created: float) -> None:
         if os.getpid() != self._pid or self._builder is None:
+            return
+        with self._feed_lock:  # records come from every thread that compiles (or autotunes)
+            self._feed(metadata, payload, created)
+
+    def _feed(self, metadata: dict[str, Any], payload: Any, created: float) -> None:
+        if self._builder is None:
             return
         try:
             if not self._autotune_hooked and _SELECT_ALGORITHM in sys.modules:
