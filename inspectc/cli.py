@@ -107,6 +107,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         stem = Path(rest[0]).stem or "run"
         script_argv = rest
     output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
+    launch_dir = os.getcwd()
     status = _status_line() if not opts.quiet else None
 
     from inspectc.capture import Capture  # imports torch
@@ -127,6 +128,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     else:
         outcome = runner.run_module(opts.module, script_argv)
     cap.stop(end_reason=outcome.end_reason, exit_code=outcome.exit_code, exception=outcome.exception)
+    _return_to(launch_dir)  # the script may have chdir'd: the report path is relative to here
     if cap.ok and not opts.quiet:
         _print_summary(output)
     if cap.ok and opts.tui:
@@ -134,6 +136,13 @@ def cmd_run(argv: Sequence[str]) -> int:
     if outcome.signal is not None:
         runner.reraise_signal(outcome.signal)
     return outcome.exit_code
+
+
+def _return_to(directory: str) -> None:
+    try:
+        os.chdir(directory)
+    except OSError:
+        pass  # removed by the script: paths shown from here on may be relative to elsewhere
 
 
 def _rank_suffix() -> str:
