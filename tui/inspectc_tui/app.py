@@ -88,6 +88,8 @@ class InspectcApp(App[None]):
             self.post_message(LoadFailed(str(exc)))
             return
         self.post_message(ReportLoaded(data))
+        # While the user reads the overview: import the frame screen, so Enter is quick.
+        import inspectc_tui.frame.screen  # noqa: F401
 
     def on_run_read(self, message: RunRead) -> None:
         self.overview.show_run(message.run)

@@ -14,7 +14,7 @@ from inspectc_tui.app import InspectcApp
 from inspectc_tui.dialogs.help import HelpScreen
 from inspectc_tui.dialogs.search import SearchScreen
 from inspectc_tui.dialogs.source import SourceDialog
-from inspectc_tui.frame.kernels import KernelTable
+from inspectc_tui.frame.kernels import KernelsPane, KernelTable
 from inspectc_tui.frame.screen import FrameScreen
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.screen import OverviewScreen
@@ -293,7 +293,7 @@ async def test_node_without_a_kernel_says_so(fusion_report: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         screen = await open_frame(pilot, "0/0")
-        screen.show_graph_node("post_grad", "sin")
+        screen.post_message(KernelsPane.NodeChosen("sin", "post_grad"))
         await settle(pilot)
         code = screen.query_one("#graph-code", CodeView)
         code.cursor = 0

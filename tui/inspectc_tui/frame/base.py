@@ -1,7 +1,10 @@
-"""What every tab of the frame screen shares: lazy loading and "where am I" for `e`."""
+"""What every tab of the frame screen shares: lazy building and "where am I" for `e`."""
 
 from __future__ import annotations
 
+import asyncio
+
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 
@@ -12,7 +15,8 @@ Location = tuple[str | None, int | None]
 
 
 class FramePane(Vertical):
-    """A tab's content. Composes empty; :meth:`load` fills it the first time it is shown."""
+    """A tab's content. Empty until first shown: then :meth:`build` makes its widgets and
+    :meth:`load` fills them (a frame screen opens with one tab's widgets, not six)."""
 
     DEFAULT_CSS = """
     FramePane { height: 1fr; }
@@ -23,15 +27,27 @@ class FramePane(Vertical):
         super().__init__(id=id)
         self.data = data
         self.frame = frame
-        self.loaded = False
+        self.loaded = False  # build and load have started
+        self.built = False  # the widgets exist
+        self._ready = asyncio.Event()
 
-    def ensure_loaded(self) -> None:
-        if not self.loaded:
-            self.loaded = True
-            self.load()
+    async def ensure_loaded(self) -> None:
+        """Build and load once; a second caller waits for the first to finish."""
+        if self.loaded:
+            await self._ready.wait()
+            return
+        self.loaded = True
+        await self.mount_compose(self.build())
+        self.built = True
+        self.load()
+        self._ready.set()
+
+    def build(self) -> ComposeResult:
+        """The pane's widgets (like ``compose``, run when first shown)."""
+        yield from ()
 
     def load(self) -> None:
-        """Fill the pane (called once, when first shown)."""
+        """Fill the widgets (called once, after :meth:`build`)."""
 
     def main_widget(self) -> Widget | None:
         """The widget to focus when the tab is shown."""

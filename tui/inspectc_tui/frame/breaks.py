@@ -39,7 +39,7 @@ class BreaksPane(FramePane):
     BreaksPane #break-more { margin-top: 1; }
     """
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         with Horizontal(id="breaks-body"):
             yield OptionList(id="break-list")
             with VerticalScroll(id="break-detail"):

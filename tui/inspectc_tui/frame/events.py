@@ -42,7 +42,7 @@ class EventsPane(FramePane):
             self.payload = payload
             super().__init__()
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         with Horizontal(id="events-body"):
             yield VirtualTable(id="event-table")
             with Vertical(id="event-main"):

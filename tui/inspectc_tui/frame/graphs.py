@@ -57,7 +57,7 @@ class GraphsPane(FramePane):
             self.focus_node = focus_node
             super().__init__()
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         with Horizontal(id="graphs-body"):
             yield OptionList(id="graph-kinds")
             with Vertical(id="graph-main"):

@@ -41,7 +41,7 @@ class GuardsPane(FramePane):
     GuardsPane #guard-detail { height: auto; max-height: 3; padding: 0 1; background: $boost; }
     """
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         yield Input(
             placeholder="/ filter guards by source or code, e.g. L['x']   (Enter: go to the tree)",
             id="guard-filter",
@@ -50,10 +50,8 @@ class GuardsPane(FramePane):
         yield Tree(Text("guards"), id="guard-tree")
         yield Static(id="guard-detail")
 
-    def on_mount(self) -> None:
-        self.query_one("#guard-detail").display = False
-
     def load(self) -> None:
+        self.query_one("#guard-detail").display = False
         self._failed = self._failure_reasons()
         self._recompile_panel()
         self._fill("")

@@ -94,7 +94,7 @@ class KernelsPane(FramePane):
             self.text = text
             super().__init__()
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         with Horizontal(id="kernels-body"):
             yield KernelTable(id="kernel-table")
             with Vertical(id="kernel-detail"):

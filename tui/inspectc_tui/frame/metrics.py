@@ -53,7 +53,7 @@ class MetricsPane(FramePane):
     MetricsPane #metrics { height: 1fr; }
     """
 
-    def compose(self) -> ComposeResult:
+    def build(self) -> ComposeResult:
         yield DataTable(id="metrics", cursor_type="row", zebra_stripes=True)
 
     def load(self) -> None:

@@ -109,11 +109,11 @@ class FrameScreen(Screen[None]):
         }
         return f"{title} {counts[key]}" if key in counts else title
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.sub_title = f"frame {frame_label(self.frame.compile_id, self.frame.rank)}"
         tab, kernel_id, break_reason = self._initial
         pane = self.pane(tab)
-        pane.ensure_loaded()
+        await pane.ensure_loaded()
         if kernel_id is not None and isinstance(pane, KernelsPane):
             pane.select(kernel_id)
         if break_reason is not None and isinstance(pane, BreaksPane):
@@ -138,10 +138,10 @@ class FrameScreen(Screen[None]):
         return self.query_one(TabbedContent).active.removeprefix("tab-")
 
     @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         key = (event.pane.id or "").removeprefix("tab-")
         pane = self.pane(key)
-        pane.ensure_loaded()
+        await pane.ensure_loaded()
         if isinstance(self.focused, Tabs):
             return  # the user is moving along the tab bar: leave focus there
         self._focus_pane(pane)
@@ -155,28 +155,28 @@ class FrameScreen(Screen[None]):
         self.action_show_tab(keys[index])
 
     # -- fusion navigation -------------------------------------------------------------
-    def show_kernel(self, kernel_id: int) -> None:
+    async def show_kernel(self, kernel_id: int) -> None:
         self.action_show_tab("kernels")
         pane = self.pane("kernels")
-        pane.ensure_loaded()
+        await pane.ensure_loaded()
         assert isinstance(pane, KernelsPane)
         pane.select(kernel_id)
         self._focus_pane(pane)
 
-    def show_graph_node(self, kind: str, node: str) -> None:
+    async def show_graph_node(self, kind: str, node: str) -> None:
         self.action_show_tab("graphs")
         pane = self.pane("graphs")
-        pane.ensure_loaded()
+        await pane.ensure_loaded()
         assert isinstance(pane, GraphsPane)
         pane.show(kind, node)
 
     @on(GraphsPane.NodeChosen)
-    def _node_to_kernel(self, message: GraphsPane.NodeChosen) -> None:
-        self.show_kernel(message.kernel_id)
+    async def _node_to_kernel(self, message: GraphsPane.NodeChosen) -> None:
+        await self.show_kernel(message.kernel_id)
 
     @on(KernelsPane.NodeChosen)
-    def _kernel_to_node(self, message: KernelsPane.NodeChosen) -> None:
-        self.show_graph_node(message.kind, message.node)
+    async def _kernel_to_node(self, message: KernelsPane.NodeChosen) -> None:
+        await self.show_graph_node(message.kind, message.node)
 
     @on(KernelsPane.OriginChosen)
     def _kernel_to_source(self, message: KernelsPane.OriginChosen) -> None:
@@ -188,5 +188,6 @@ class FrameScreen(Screen[None]):
         return self.frame
 
     def current_location(self) -> Location | None:
-        found = self.pane(self.active_tab).current_location()
+        pane = self.pane(self.active_tab)
+        found = pane.current_location() if pane.built else None
         return found or (self.frame.filename, self.frame.line)
