@@ -1,0 +1,682 @@
+"""Bad and hostile reports: readers give one clear line and exit 2, show untrusted text literally.
+
+A report is attached to a bug and opened by a stranger, so nothing in it is trusted: not its
+bytes (truncated, random, another SQLite file, a newer schema, zip bombs, 100,000-deep JSON),
+not its text (Rich markup, ANSI escapes, HTML/DOT metacharacters), not a bundle's members
+(``../``, absolute paths, symlinks). Fuzz tests (hypothesis, fixed budget, derandomized) feed
+mutated TORCH_TRACE logs to the importer and mutated golden reports to the readers: the only
+allowed outcomes are success or an ``InspectcError``. No torch needed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import random
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REPORTS, ROOT, run_cli
+
+from inspectc import store
+from inspectc.errors import InspectcError, ReportError
+from inspectc.export import export_report
+from inspectc.importer import import_logs
+from inspectc.store import Report, compress, open_report
+from inspectc.summary import render_summary
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+GOLDEN = REPORTS / "sin_sin.inspectc"  # the smallest golden report (real capture)
+BIG_GOLDEN = REPORTS / "graph_breaks.inspectc"
+FUZZ = settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+try:
+    import inspectc_tui  # noqa: F401
+
+    READER_COMMANDS = ["summary", "export", "tui"]
+except ImportError:
+    READER_COMMANDS = ["summary", "export"]
+
+
+@pytest.fixture(autouse=True)
+def _goldens() -> None:
+    if not GOLDEN.exists() or not BIG_GOLDEN.exists():
+        pytest.skip("golden reports (samples/reports) are missing")
+
+
+def one_clear_line(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[:500], proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("inspectc: ")
+    return lines[0]
+
+
+def edit(report: Path, *statements: tuple[str, tuple[object, ...]]) -> None:
+    """Change a report file directly with SQL, as a hostile author would."""
+    db = sqlite3.connect(report)
+    try:
+        for sql, args in statements:
+            db.execute(sql, args)
+        db.commit()
+    finally:
+        db.close()
+
+
+def copy_golden(tmp_path: Path, name: str = "r.inspectc", source: Path = GOLDEN) -> Path:
+    target = tmp_path / name
+    shutil.copyfile(source, target)
+    return target
+
+
+def read_everything(path: Path) -> None:
+    """What the readers do with a report: every table, every payload, summary and export."""
+    with open_report(path) as r:
+        _ = r.run, r.inspectc_version, r.torch_version
+        frames = r.frames
+        kernels = r.kernels
+        for frame in frames:
+            for kind in frame.graph_kinds:
+                r.graph(frame.compile_id, kind, frame.rank)
+            r.frame_kernels(frame.compile_id, frame.rank)
+        for kernel in kernels[:50]:
+            r.kernel_source(kernel)
+        for event in r.events(limit=500):
+            r.event_payload(event.seq)
+        render_summary(r)
+        json.dumps(export_report(r))
+
+
+# -- files that are not (good) reports ----------------------------------------------------------
+
+DEEP = 100_000
+
+
+def nested(depth: int) -> str:
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+def bad_file(kind: str, folder: Path) -> tuple[Path, str]:
+    """A bad report of *kind* and a phrase its one-line error must contain."""
+    path = folder / f"{kind}.inspectc"
+    rng = random.Random(kind)
+    if kind == "zero-byte":
+        path.write_bytes(b"")
+        return path, "empty (0 bytes)"
+    if kind == "random-bytes":
+        path.write_bytes(bytes(rng.getrandbits(8) for _ in range(65536)))
+        return path, "not an inspectc report"
+    if kind == "sqlite-magic-then-garbage":
+        path.write_bytes(b"SQLite format 3\x00" + bytes(rng.getrandbits(8) for _ in range(8192)))
+        return path, "not a readable inspectc report"
+    if kind == "truncated":
+        data = GOLDEN.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+        return path, str(path)
+    if kind == "another-sqlite":
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE notes(x)")
+        return path, "not an inspectc report"
+    if kind == "newer-schema":
+        copy_golden(folder, path.name)
+        edit(path, ("UPDATE meta SET value = '999' WHERE key = 'schema_version'", ()))
+        return path, "upgrade inspectc"
+    if kind == "json-file":
+        path.write_text(run_cli("export", str(GOLDEN)).stdout)
+        return path, "not an inspectc report"
+    if kind == "100mb-not-a-report":
+        with path.open("wb") as fh:
+            fh.truncate(100 * 1024 * 1024)  # sparse: 100 MB of zeros
+        return path, "not an inspectc report"
+    if kind == "deep-run-json":
+        copy_golden(folder, path.name)
+        edit(path, ("UPDATE meta SET value = ? WHERE key = 'run'", (nested(DEEP),)))
+        return path, "corrupt 'run' entry"
+    if kind == "deep-frame-json":
+        copy_golden(folder, path.name)
+        edit(path, ("UPDATE frames SET data = ?", (nested(DEEP),)))
+        return path, "corrupt frame entry"
+    if kind == "wrong-types":
+        copy_golden(folder, path.name)
+        frame = json.loads(sqlite3.connect(path).execute("SELECT data FROM frames").fetchone()[0])
+        frame["line"], frame["graph_breaks"] = "12", [{"reason": 5}]
+        edit(path, ("UPDATE frames SET data = ?", (json.dumps(frame),)))
+        return path, "corrupt frame entry"
+    if kind == "fifo":
+        os.mkfifo(path)
+        return path, "not a regular file"
+    raise AssertionError(kind)
+
+
+BAD_KINDS = [
+    "zero-byte",
+    "random-bytes",
+    "sqlite-magic-then-garbage",
+    "truncated",
+    "another-sqlite",
+    "newer-schema",
+    "json-file",
+    "100mb-not-a-report",
+    "deep-run-json",
+    "deep-frame-json",
+    "wrong-types",
+    "fifo",
+]
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_bad_report_is_one_clear_line(kind: str, tmp_path: Path) -> None:
+    path, phrase = bad_file(kind, tmp_path)
+    # Frames load after the TUI's window opens (it shows such errors there): not for `tui`.
+    lazy = kind in ("deep-frame-json", "wrong-types")
+    for command in [c for c in READER_COMMANDS if not (lazy and c == "tui")]:
+        line = one_clear_line(run_cli(command, str(path), timeout=120))
+        assert phrase in line, (command, line)
+
+
+def test_100mb_payload_is_read_lazily(tmp_path: Path) -> None:
+    """A real (not bomb-sized) 100 MB payload: the summary never loads it; export writes it."""
+    path = copy_golden(tmp_path)
+    big = "# " + "x" * 78 + "\n"
+    text = big * (100 * 1024 * 1024 // len(big))
+    with open_report(path) as r:
+        frame = r.frames[0]
+        seq = next(e.seq for e in r.events(frame.compile_id) if e.name == "inductor_output_code")
+    edit(path, ("UPDATE events SET payload = ? WHERE seq = ?", (compress(text), seq)))
+    summary = run_cli("summary", str(path), timeout=120)
+    assert summary.returncode == 0, summary.stderr
+    exported = run_cli("export", str(path), "-o", str(tmp_path / "out.json"), timeout=300)
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "out.json").stat().st_size > 100 * 1024 * 1024
+
+
+def zip_bomb(size: int) -> bytes:
+    squeeze = zlib.compressobj(9)
+    chunk = bytes(1 << 20)
+    return b"".join(squeeze.compress(chunk) for _ in range(size >> 20)) + squeeze.flush()
+
+
+def test_zip_bomb_payload_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real cap is 1 GiB (store.MAX_PAYLOAD_BYTES); 8 MiB here keeps the test fast.
+    monkeypatch.setattr(store, "MAX_PAYLOAD_BYTES", 8 << 20)
+    path = copy_golden(tmp_path)
+    with open_report(path) as r:
+        seq = next(e.seq for e in r.events() if e.name == "inductor_output_code")
+    edit(path, ("UPDATE events SET payload = ? WHERE seq = ?", (zip_bomb(64 << 20), seq)))
+    assert path.stat().st_size < 2 * GOLDEN.stat().st_size
+    with open_report(path) as r:
+        render_summary(r)  # payloads load lazily: the summary never inflates one
+        with pytest.raises(ReportError, match=f"event {seq}: payload inflates past 8 MB: refused"):
+            export_report(r)
+
+
+def test_deep_event_metadata_is_kept_raw(tmp_path: Path) -> None:
+    path = copy_golden(tmp_path)
+    edit(path, ("UPDATE events SET metadata = ? WHERE seq = 1", (nested(DEEP),)))
+    with open_report(path) as r:
+        first = next(r.events())
+        assert set(first.metadata) == {"unparsed"}
+    proc = run_cli("export", str(path))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_deep_trace_log_is_one_clear_line(tmp_path: Path) -> None:
+    log = tmp_path / "deep.log"
+    log.write_text(
+        'V1202 17:00:00.000000 4242 torch/_logging/structured.py:28] {"dynamo_start": {"stack": []},'
+        ' "frame_id": 0, "frame_compile_id": 0, "attempt": 0}\n'
+        f"V1202 17:00:00.100000 4242 torch/_logging/structured.py:28] {nested(DEEP)}\n"
+    )
+    proc = run_cli("import", str(log), "-o", str(tmp_path / "deep.inspectc"))
+    assert proc.returncode in (0, 2), proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if proc.returncode == 0:  # the line was skipped as malformed
+        read_everything(tmp_path / "deep.inspectc")
+    else:
+        one_clear_line(proc)
+
+
+# -- untrusted text is shown literally -------------------------------------------------------
+
+HOSTILE = (
+    "[bold red]boom[/] \x1b[31mred\x1b[0m\x07 <script>alert(1)</script> &amp; "
+    '"quoted" {curly} |pipe| <b>bold</b> evil" ]; x -> pwned [label="pwned'
+)
+
+
+@pytest.fixture
+def hostile_report(tmp_path: Path) -> Path:
+    path = copy_golden(tmp_path, "hostile.inspectc", BIG_GOLDEN)
+    db = sqlite3.connect(path)
+    try:
+        for rank, cid, data in db.execute("SELECT rank, compile_id, data FROM frames").fetchall():
+            frame = json.loads(data)
+            frame["function"] = HOSTILE
+            for gb in frame.get("graph_breaks") or []:
+                gb["reason"] = HOSTILE
+            db.execute(
+                "UPDATE frames SET data = ? WHERE rank = ? AND compile_id = ?", (json.dumps(frame), rank, cid)
+            )
+        db.execute("UPDATE kernels SET name = ?", (HOSTILE,))
+        db.commit()
+    finally:
+        db.close()
+    return path
+
+
+def test_summary_shows_hostile_text_literally(hostile_report: Path) -> None:
+    proc = run_cli("summary", str(hostile_report))
+    assert proc.returncode == 0, proc.stderr
+    assert "[bold red]boom[/]" in proc.stdout  # markup shown, not applied
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout  # no terminal escapes get through
+
+
+def test_export_keeps_hostile_text_exactly(hostile_report: Path) -> None:
+    proc = run_cli("export", str(hostile_report))
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout  # JSON escapes control characters
+    data = json.loads(proc.stdout)
+    assert {f["function"] for f in data["frames"]} == {HOSTILE}
+
+
+def test_graphviz_escapes_hostile_labels(hostile_report: Path, tmp_path: Path) -> None:
+    proc = run_cli("graph", str(hostile_report))
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz `dot` is not installed")
+    rendered = subprocess.run(["dot", "-Tsvg"], input=proc.stdout, capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr  # the DOT is still valid
+    assert "<title>pwned</title>" not in rendered.stdout  # no node injected through a label
+    assert "<script>" not in rendered.stdout
+
+
+def test_share_html_and_markdown_escape_hostile_text(hostile_report: Path, tmp_path: Path) -> None:
+    out = tmp_path / "shared"
+    proc = run_cli("share", str(hostile_report), "--html", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    pages = list(out.glob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text()
+        assert "<script>alert(1)</script>" not in html and "<b>bold</b>" not in html
+        assert "&lt;script&gt;" in html
+    for md in out.glob("*.md"):
+        assert "\x1b" not in md.read_text()
+
+
+# -- bundles from strangers ----------------------------------------------------------------------
+
+
+def make_zip(path: Path, members: list[tuple[str, bytes, int | None]]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data, mode in members:
+            info = zipfile.ZipInfo(name)
+            if mode is not None:
+                info.external_attr = mode << 16
+            archive.writestr(info, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind,members,phrase",
+    [
+        ("dotdot", [("../evil.inspectc", b"x", None)], "outside the bundle"),
+        ("dotdot-inside", [("report.inspectc/../../evil.inspectc", b"x", None)], "outside the bundle"),
+        ("absolute", [("/tmp/evil-inspectc-test.inspectc", b"x", None)], "outside the bundle"),
+        ("symlink", [("report.inspectc", b"/etc/passwd", stat.S_IFLNK | 0o777)], "not a plain file"),
+        ("two-reports", [("a.inspectc", b"x", None), ("b.inspectc", b"x", None)], "several reports"),
+        ("no-report", [("notes.txt", b"hello", None)], "no report"),
+    ],
+)
+def test_hostile_bundle_is_refused(
+    kind: str, members: list[tuple[str, bytes, int | None]], phrase: str, tmp_path: Path
+) -> None:
+    real = GOLDEN.read_bytes()
+    members = [(name, real if data == b"x" else data, mode) for name, data, mode in members]
+    work = tmp_path / "deep" / "inside"
+    work.mkdir(parents=True)
+    bundle = make_zip(work / f"{kind}.zip", members)
+    for command in READER_COMMANDS:
+        line = one_clear_line(run_cli(command, str(bundle), cwd=work))
+        assert phrase in line, line
+    assert not (tmp_path / "deep" / "evil.inspectc").exists()
+    assert not (tmp_path / "evil.inspectc").exists()
+    assert not Path("/tmp/evil-inspectc-test.inspectc").exists()
+
+
+def test_good_bundle_opens(tmp_path: Path) -> None:
+    bundle = make_zip(tmp_path / "ok.zip", [("report.inspectc", GOLDEN.read_bytes(), 0o644 | stat.S_IFREG)])
+    proc = run_cli("summary", str(bundle))
+    assert proc.returncode == 0 and "frame" in proc.stdout, proc.stderr
+
+
+# -- reader modules: no torch, no code execution of report content ------------------------------
+
+READER_MODULES = [
+    "inspectc.store",
+    "inspectc.model",
+    "inspectc.analysis",
+    "inspectc.summary",
+    "inspectc.export",
+    "inspectc.graph",
+    "inspectc.fxtext",
+    "inspectc.share",
+    "inspectc.html",
+    "inspectc.bundle",
+    "inspectc.redact",
+    "inspectc.diff",
+    "inspectc.check",
+    "inspectc.ranks",
+    "inspectc.merge",
+    "inspectc.importer",
+    "inspectc.tracefile",
+    "inspectc.breaks",
+    "inspectc.guards",
+    "inspectc.kernels",
+    "inspectc.provenance",
+    "inspectc.builder",
+    "inspectc.cli",
+]
+FORBIDDEN_MODULES = ("torch", "triton", "inspectc.capture", "inspectc.timing")
+
+
+def tui_modules() -> list[str]:
+    root = ROOT / "tui" / "inspectc_tui"
+    if not root.is_dir():
+        return []
+    names = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+HYGIENE = textwrap.dedent(
+    """
+    import importlib, json, sys
+    modules, golden = json.loads(sys.argv[1]), sys.argv[2]
+    found, missing = [], []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            found.append(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+            missing.append(name)
+    # What the readers do, so lazy imports count too.
+    from inspectc.cli import build_parser
+    from inspectc.export import export_report
+    from inspectc.store import open_report
+    from inspectc.summary import render_summary
+    build_parser()
+    with open_report(golden) as r:
+        render_summary(r)
+        export_report(r)
+        if "inspectc.graph" in found:
+            from inspectc.graph import breaks_dot
+            breaks_dot(r)
+    print(json.dumps({"found": found, "missing": missing, "loaded": sorted(sys.modules)}))
+    """
+)
+
+
+def test_reader_modules_never_import_torch_or_capture() -> None:
+    modules = READER_MODULES + (tui_modules() if READER_COMMANDS[-1] == "tui" else [])
+    proc = subprocess.run(
+        [sys.executable, "-c", HYGIENE, json.dumps(modules), str(BIG_GOLDEN)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("reader modules checked:", ", ".join(result["found"]))
+    print("not present (skipped):", ", ".join(result["missing"]) or "none")
+    assert len(result["found"]) >= 10
+    loaded = set(result["loaded"])
+    assert not [m for m in FORBIDDEN_MODULES if m in loaded]
+    assert not [m for m in loaded if m.startswith(("torch.", "triton."))]
+
+
+# Calls that would run or unpickle report content.
+_FORBIDDEN_CALLS = {
+    "eval",
+    "exec",
+    "pickle.load",
+    "pickle.loads",
+    "pickle.Unpickler",
+    "marshal.load",
+    "marshal.loads",
+    "yaml.load",
+    "yaml.unsafe_load",
+    "yaml.full_load",
+    "torch.load",
+    "dill.load",
+    "dill.loads",
+    "shelve.open",
+    "cloudpickle.load",
+    "cloudpickle.loads",
+}
+_FORBIDDEN_IMPORTS = {"pickle", "marshal", "shelve", "dill", "cloudpickle", "_pickle"}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def forbidden_uses(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            if name in _FORBIDDEN_CALLS:
+                yield f"{path.name}:{node.lineno}: {name}()"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in _FORBIDDEN_IMPORTS:
+                    yield f"{path.name}:{node.lineno}: import {alias.name}"
+        elif isinstance(node, ast.ImportFrom):
+            if (node.module or "").split(".")[0] in _FORBIDDEN_IMPORTS:
+                yield f"{path.name}:{node.lineno}: from {node.module} import ..."
+
+
+def reader_files() -> list[Path]:
+    files = [ROOT / (name.replace(".", "/") + ".py") for name in READER_MODULES]
+    files += sorted((ROOT / "tui" / "inspectc_tui").rglob("*.py"))
+    return [f for f in files if f.exists()]
+
+
+def test_readers_never_eval_exec_or_unpickle() -> None:
+    files = reader_files()
+    assert len(files) >= 10
+    found = [use for path in files for use in forbidden_uses(path)]
+    assert not found, found
+
+
+def test_the_ast_scan_finds_what_it_looks_for(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import pickle\nimport yaml, torch\neval('1')\nyaml.load(s)\ntorch.load(p)\n")
+    assert len(list(forbidden_uses(bad))) == 4
+
+
+# -- fuzz: the TORCH_TRACE importer ------------------------------------------------------------
+
+
+def trace_lines(report: Path) -> list[str]:
+    """A real TORCH_TRACE log, rebuilt from the raw events a real capture stored."""
+    lines: list[str] = []
+    with open_report(report) as r:
+        for n, event in enumerate(r.events()):
+            metadata = dict(event.metadata)
+            payload = r.event_payload(event.seq)
+            if payload is not None:
+                payload = payload[:4000]
+                metadata["has_payload"] = hashlib.md5(payload.encode()).hexdigest()
+            lines.append(
+                f"V1202 17:00:{n // 1000 % 60:02d}.{n % 1000:06d} 4242 torch/_logging/structured.py:28]"
+                f" {json.dumps(metadata)}"
+            )
+            lines.extend("\t" + line for line in (payload.split("\n") if payload is not None else []))
+    return lines
+
+
+BASE_LOG = trace_lines(GOLDEN) if GOLDEN.exists() else []
+
+_json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.text(max_size=20)
+)
+_json = st.recursive(
+    _json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+_EVENT_KEYS = [
+    "dynamo_start",
+    "compilation_metrics",
+    "bwd_compilation_metrics",
+    "artifact",
+    "str",
+    "inductor_output_code",
+    "dynamo_output_graph",
+    "dynamo_cpp_guards_str",
+    "inspectc_kernel_times",
+    "frame_id",
+    "frame_compile_id",
+    "compiled_autograd_id",
+    "rank",
+    "attempt",
+    "has_payload",
+]
+_metadata = st.dictionaries(st.sampled_from(_EVENT_KEYS), _json, min_size=1, max_size=5)
+_record = st.builds(
+    lambda md, payload: (
+        [f"V1202 17:00:00.000000 4242 x.py:1] {json.dumps(md)}"] + ["\t" + line for line in payload]
+    ),
+    _metadata,
+    st.lists(st.text(st.characters(blacklist_characters="\n\r"), max_size=40), max_size=3),
+)
+
+
+@st.composite
+def mutated_log(draw: st.DrawFn) -> str:
+    lines = list(BASE_LOG)
+    for _ in range(draw(st.integers(0, 8))):
+        op = draw(st.sampled_from(["delete", "duplicate", "garble", "truncate", "insert", "record"]))
+        i = draw(st.integers(0, max(len(lines) - 1, 0)))
+        if not lines:
+            break
+        if op == "delete":
+            del lines[i]
+        elif op == "duplicate":
+            lines.insert(i, lines[i])
+        elif op == "garble":
+            line = lines[i]
+            j = draw(st.integers(0, max(len(line) - 1, 0)))
+            lines[i] = line[:j] + draw(st.text(max_size=3)) + line[j + 1 :]
+        elif op == "truncate":
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        elif op == "insert":
+            lines.insert(i, draw(st.text(max_size=60)))
+        else:
+            lines[i:i] = draw(_record)
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\r\n"]))
+
+
+def import_and_read(text: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="inspectc-fuzz-") as tmp:
+        log, out = Path(tmp) / "trace.log", Path(tmp) / "out.inspectc"
+        log.write_text(text, encoding="utf-8", errors="surrogatepass")
+        try:
+            import_logs(log, out)
+        except InspectcError:
+            return
+        try:
+            read_everything(out)
+        except InspectcError:
+            pass
+
+
+@FUZZ
+@given(mutated_log())
+def test_fuzz_import_mutated_real_log(text: str) -> None:
+    import_and_read(text)
+
+
+@FUZZ
+@given(st.lists(_record, max_size=12).map(lambda recs: "\n".join(line for rec in recs for line in rec)))
+def test_fuzz_import_random_records(text: str) -> None:
+    import_and_read(text)
+
+
+# -- fuzz: the report loader -------------------------------------------------------------------
+
+GOLDEN_BYTES = GOLDEN.read_bytes() if GOLDEN.exists() else b""
+
+
+@st.composite
+def report_damage(draw: st.DrawFn) -> tuple[list[tuple[int, int]], int | None, int | None]:
+    """Byte overwrites, maybe a zeroed page (a torn write), maybe a truncation."""
+    size = len(GOLDEN_BYTES)
+    flips = draw(st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, 255)), min_size=1, max_size=16))
+    page = draw(st.none() | st.integers(0, size // 4096 - 1))
+    cut = draw(st.none() | st.none() | st.none() | st.integers(0, size))
+    return flips, page, cut
+
+
+def damaged(flips: list[tuple[int, int]], page: int | None, cut: int | None) -> bytes:
+    data = bytearray(GOLDEN_BYTES)
+    for offset, value in flips:
+        data[offset] = value
+    if page is not None:
+        data[page * 4096 : (page + 1) * 4096] = bytes(4096)
+    return bytes(data[:cut] if cut is not None else data)
+
+
+@FUZZ
+@given(report_damage())
+def test_fuzz_open_mutated_golden_report(
+    damage: tuple[list[tuple[int, int]], int | None, int | None],
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="inspectc-fuzz-") as tmp:
+        path = Path(tmp) / "r.inspectc"
+        path.write_bytes(damaged(*damage))
+        try:
+            read_everything(path)
+        except InspectcError:
+            pass
+
+
+def test_fuzz_inputs_are_real() -> None:
+    assert len(BASE_LOG) > 50 and GOLDEN_BYTES.startswith(b"SQLite format 3\x00")
+    with open_report(GOLDEN) as r:
+        assert isinstance(r, Report) and r.frames
