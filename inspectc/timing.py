@@ -234,6 +234,8 @@ class KernelTimer:
             return
         if "chromium_event" not in metadata or not payload:
             return
+        if '"dynamo"' not in payload and "entire_backward_compile" not in payload:
+            return  # hundreds of chromium events per compile: skip the JSON parse
         try:
             event = json.loads(payload)
         except ValueError:
@@ -254,7 +256,11 @@ class KernelTimer:
     def stop(self) -> None:
         """Close any window, restore settings, emit one event per compile id."""
         if self._prof is not None:
-            self._close_window()
+            if threading.get_ident() == self._thread:
+                self._close_window()
+            else:  # a profiler can only be stopped by the thread that started it
+                self.errors.append("stop() from another thread: the open window was dropped")
+                self._prof = None
         self._armed = False
         if self._hook_installed:
             from torch._C._dynamo.eval_frame import set_guard_complete_hook
@@ -298,6 +304,10 @@ class KernelTimer:
             self._open_window()
 
     def _open_window(self) -> None:
+        if torch.autograd.profiler._is_profiler_enabled:
+            self.errors.append("a profiler was already running: window skipped")
+            self._armed = False
+            return
         from torch.profiler import ProfilerActivity, profile
 
         t0 = time.perf_counter()
