@@ -75,20 +75,17 @@ def compress(text: str) -> bytes:
 
 
 def decompress(blob: bytes | None) -> str | None:
-    """A payload's text; :class:`ReportError` when it is corrupt or inflates past the limit."""
+    """A payload's text; ``zlib.error`` when it is corrupt or inflates past the limit."""
     if blob is None:
         return None
     if not isinstance(blob, bytes):
-        raise ReportError("corrupt payload (not compressed data)")
+        raise zlib.error("not compressed data")
     inflater = zlib.decompressobj()
-    try:
-        data = inflater.decompress(blob, MAX_PAYLOAD_BYTES)
-    except zlib.error as exc:
-        raise ReportError(f"corrupt payload ({exc})") from None
+    data = inflater.decompress(blob, MAX_PAYLOAD_BYTES)
     if inflater.unconsumed_tail:  # a zip bomb, not a graph
-        raise ReportError(f"payload inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+        raise zlib.error(f"inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
     if not inflater.eof:
-        raise ReportError("corrupt payload (truncated)")
+        raise zlib.error("truncated")
     return data.decode("utf-8", "replace")
 
 
@@ -572,8 +569,8 @@ class Report:
             return None
         try:
             return decompress(rows[0][0])
-        except ReportError as exc:
-            raise ReportError(f"{self.path}: event {seq}: {exc}") from None
+        except zlib.error as exc:
+            raise ReportError(f"{self.path}: event {seq}: corrupt payload ({exc})") from None
 
     # -- raw events --------------------------------------------------------------------
     def events(
