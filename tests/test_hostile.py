@@ -228,7 +228,9 @@ def test_zip_bomb_payload_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert path.stat().st_size < 2 * GOLDEN.stat().st_size
     with open_report(path) as r:
         render_summary(r)  # payloads load lazily: the summary never inflates one
-        with pytest.raises(ReportError, match=f"event {seq}: payload inflates past 8 MB: refused"):
+        with pytest.raises(
+            ReportError, match=f"event {seq}: corrupt payload \\(inflates past 8 MB: refused\\)"
+        ):
             export_report(r)
 
 
