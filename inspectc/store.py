@@ -138,8 +138,8 @@ class ReportWriter:
             try:
                 cursor = self._db.execute(sql, args)
             except sqlite3.DatabaseError as exc:
-                if isinstance(exc, _ROW_ERRORS):
-                    raise  # a problem with this row only: the caller records it
+                if isinstance(exc, _ROW_ERRORS) or _busy(exc):
+                    raise  # this row only (a bad value; a reader held the file too long)
                 self._fail(exc)
                 return None
             self._dirty = True
@@ -253,8 +253,9 @@ class ReportWriter:
             if begin:
                 self._db.execute("BEGIN")
         except sqlite3.Error as exc:
-            self._fail(exc)
-            return
+            if not _busy(exc):
+                self._fail(exc)
+            return  # busy: a reader holds the file; the transaction stays open, retried next flush
         self._dirty = False
 
     def _flush_loop(self) -> None:
@@ -284,6 +285,11 @@ class ReportWriter:
 
 # Errors of one statement (a bad value, a duplicate key): not a reason to stop writing.
 _ROW_ERRORS = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """SQLITE_BUSY/LOCKED: another connection (a reader) held the file past busy_timeout."""
+    return getattr(exc, "sqlite_errorcode", None) in (5, 6) or "locked" in str(exc)
 
 
 def _create_empty_report(path: Path) -> None:
