@@ -121,7 +121,10 @@ class Capture:
         try:
             self._writer = ReportWriter(self.path)
         except (ReportError, OSError, Exception) as exc:  # noqa: BLE001 - capture degrades
-            self.warning = f"inspectc: cannot write report {self.path}: {_why(exc)}; running without capture"
+            why = (
+                str(exc) if isinstance(exc, ReportError) else f"cannot write report {self.path}: {_why(exc)}"
+            )
+            self.warning = f"inspectc: {why}; running without capture"
             print(self.warning, file=sys.stderr)
             return
         self._writer.set_meta("inspectc_version", __version__)
