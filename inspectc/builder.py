@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc import breaks, compile_extras, guards, kernels
+from inspectc import breaks, compile_extras, guards, kernels, provenance
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -30,6 +30,7 @@ from inspectc.model import (
     Guard,
     Kernel,
     KernelTime,
+    Origin,
     Recompile,
     StackFrame,
 )
@@ -107,6 +108,13 @@ class _FrameState:
     cache_key: str | None = None  # FX graph cache key of the graph compiled last
     pending_post_grad: int | None = None  # event seq of a post-grad graph awaiting its code
     extras: compile_extras.FrameExtras | None = None  # autotuning, CUDA graphs, symbols
+    dynamo_text: str | None = None  # the Dynamo graph: module paths and lines of its ops
+    # The graph compiled last: its output code, its kernels (indexes into `kernels`) and the
+    # provenance records that follow it (same compile id, up to the next output code).
+    graph_code: str | None = None
+    graph_kernels: list[int] = field(default_factory=list)
+    prov_mappings: provenance.NodeMappings | None = None
+    prov_traces: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def freeze(self) -> Frame:
         if self.failure is not None:
@@ -297,6 +305,8 @@ class Builder:
             self._flush_post_grad(st, backward=False)
             st.pending_post_grad = seq
             return
+        if kind == "dynamo":
+            st.dynamo_text = payload
         if kind == "guards":
             st.guards = tuple(
                 Guard(
@@ -334,6 +344,10 @@ class Builder:
         self._flush_post_grad(st, backward=backward)
         kind = _piece_kind("output_code", st.graph_kinds, backward)
         self._add_graph(st, kind, seq)
+        st.graph_code = payload
+        st.graph_kernels = []
+        st.prov_mappings = None
+        st.prov_traces = {}
         for span in kernels.split_output_code(payload):
             kernel = Kernel(
                 id=-1,
@@ -346,6 +360,7 @@ class Builder:
                 meta=dict(span.meta),
             )
             kid = self.writer.add_kernel(kernel, rank=st.rank, seq=seq, start=span.start, stop=span.end)
+            st.graph_kernels.append(len(st.kernels))
             st.kernels.append(replace(kernel, id=kid))
 
     def _on_cache(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
@@ -364,25 +379,96 @@ class Builder:
             if isinstance(data, dict) and isinstance(data.get("key"), str):
                 st.cache_key = data["key"]
 
+    def _on_provenance(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+        if name.endswith("node_mappings"):
+            st.prov_mappings = provenance.parse_node_mappings(payload)
+        else:
+            st.prov_traces = provenance.parse_kernel_stack_traces(payload)
+        self._apply_provenance(st)
+
+    def _apply_provenance(self, st: _FrameState) -> None:
+        """Fused nodes and origins of the last graph's kernels, from its provenance records.
+
+        Provenance names each call site ``<kernel>:<handle>`` (handles in call order, as the
+        output code's ``# [Provenance debug handles]`` comments list them). A generated
+        kernel gathers all its call sites; the n-th extern call of an op is its n-th handle.
+        """
+        if st.graph_code is None or not st.graph_kernels:
+            return
+        by_base: dict[str, list[str]] = {}
+        for handle in provenance.kernel_handles(st.graph_code):
+            by_base.setdefault(provenance.base_name(handle), []).append(handle)
+        keys: dict[int, str] = {}
+        seen: dict[str, int] = {}
+        for i in st.graph_kernels:
+            kernel = st.kernels[i]
+            if kernel.language != "extern":
+                keys[i] = kernel.name
+                continue
+            base = str(kernel.meta.get("op") or provenance.base_name(kernel.name))
+            n = seen[base] = seen.get(base, -1) + 1
+            handles = by_base.get(base, [])
+            keys[i] = handles[n] if n < len(handles) else base
+        groups = provenance.fusion_groups(
+            st.prov_mappings or provenance.NodeMappings(),
+            st.prov_traces,
+            list(dict.fromkeys(keys.values())),
+            pre_grad_graph=st.dynamo_text,
+        )
+        for i, key in keys.items():
+            info = groups.get(key)
+            if info is None:
+                continue
+            kernel = st.kernels[i]
+            updated = replace(
+                kernel,
+                fused_nodes=tuple(info.fused_nodes),
+                origins=tuple(
+                    Origin(op=o.op, filename=o.filename, line=o.line, module=o.module) for o in info.origins
+                ),
+            )
+            if updated != kernel:
+                st.kernels[i] = updated
+                self.writer.update_kernel(updated)
+
     def _on_kernel_times(self, st: _FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         try:
             data = json.loads(payload or "{}")
         except ValueError:
             return
+        if not isinstance(data, dict):
+            return
         region = data.get("region") or {}
-        if isinstance(region.get("total_us"), (int, float)):
+        if isinstance(region, dict) and isinstance(region.get("total_us"), (int, float)):
             st.region_time_us = float(region["total_us"])
             st.region_calls = int(region.get("calls") or 0)
-        times = data.get("kernels") or {}
-        total = sum(float(t.get("total_us") or 0.0) for t in times.values() if isinstance(t, dict))
-        for i, kernel in enumerate(st.kernels):
-            t = times.get(kernel.name)
-            if not isinstance(t, dict):
-                continue
+        measured: dict[int, dict[str, Any]] = {}
+        graphs = data.get("graphs")
+        if isinstance(graphs, list) and graphs:
+            # Per graph: forward kernels come from output_code, backward from *_backward.
+            for graph in graphs:
+                if not isinstance(graph, dict):
+                    continue
+                backward = graph.get("phase") == "backward"
+                by_name = {
+                    k.name: i
+                    for i, k in enumerate(st.kernels)
+                    if k.graph_kind.endswith("_backward") == backward
+                }
+                for entry in graph.get("kernels") or ():
+                    if isinstance(entry, dict) and entry.get("name") in by_name:
+                        measured.setdefault(by_name[entry["name"]], entry)
+        else:
+            flat = data.get("kernels") or {}
+            for i, k in enumerate(st.kernels):
+                if isinstance(flat, dict) and isinstance(flat.get(k.name), dict):
+                    measured[i] = flat[k.name]
+        total = sum(float(t.get("total_us") or 0.0) for t in measured.values())
+        for i, t in measured.items():
             calls = int(t.get("calls") or 0)
             tot = float(t.get("total_us") or 0.0)
             updated = replace(
-                kernel,
+                st.kernels[i],
                 time=KernelTime(
                     calls=calls,
                     total_us=tot,
@@ -529,4 +615,6 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "compilation_metrics": Builder._on_metrics,
     "bwd_compilation_metrics": Builder._on_metrics,
     "inspectc_kernel_times": Builder._on_kernel_times,
+    "artifact:inductor_provenance_tracking_node_mappings": Builder._on_provenance,
+    "artifact:inductor_provenance_tracking_kernel_stack_traces": Builder._on_provenance,
 }

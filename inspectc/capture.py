@@ -103,6 +103,7 @@ class Capture:
         self._stopped = False
         self._compiling: str | None = None
         self._autotune_hooked = False
+        self._timer: Any = None  # inspectc.timing.KernelTimer while timings are on
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Capture:
@@ -145,6 +146,8 @@ class Capture:
         self._builder.torch_version = torch.__version__
         self._seed_interned_strings()
         self._configure(torch)
+        if self.timings:
+            self._start_timer()
         self._attach()
         os.register_at_fork(after_in_child=self._after_fork_in_child)
         self._writer.flush()
@@ -161,6 +164,7 @@ class Capture:
                 return
             self._stopped = True
         self._detach()
+        self._stop_timer()
         for undo in reversed(self._restore):
             try:
                 undo()
@@ -208,6 +212,43 @@ class Capture:
             return
         if self.fresh:
             self._patch(inductor_config, "force_disable_caches", True)
+        if self.provenance:
+            # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
+            self._patch(inductor_config.trace, "provenance_tracking_level", 1)
+        if self.provenance or self.timings:
+            # Named profiler ranges for C++ kernels. The flag is part of the FX graph cache
+            # key and changes no numerics, so it also keeps our compiles apart from cache
+            # entries of plain runs that were built without provenance (torch <= 2.11 leaves
+            # the provenance level out of the key).
+            self._patch(inductor_config.cpp, "enable_kernel_profile", True)
+
+    def _start_timer(self) -> None:
+        try:
+            from inspectc.timing import KernelTimer
+
+            skip, count = self.profile_window
+            self._timer = KernelTimer(skip, count, self._emit, enable_cpp_kernel_profile=False)
+            self._timer.start()
+        except Exception as exc:  # noqa: BLE001 - no timings, the run goes on
+            self._timer = None
+            self._record_error("starting kernel timings", exc)
+
+    def _emit(self, metadata: dict[str, Any], payload: str) -> None:
+        """Measurements of our own enter the report as events, like torch's."""
+        if self._builder is not None:
+            self._builder.feed(metadata, payload, time.time())
+
+    def _stop_timer(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is None:
+            return
+        try:
+            with self._feed_lock:
+                timer.stop()
+            for error in timer.errors:
+                self.errors.append(f"kernel timings: {error}")
+        except Exception as exc:  # noqa: BLE001
+            self._record_error("stopping kernel timings", exc)
 
     def _patch(self, obj: Any, name: str, value: Any) -> None:
         if not hasattr(obj, name):
@@ -261,6 +302,8 @@ class Capture:
             if not self._autotune_hooked and _SELECT_ALGORITHM in sys.modules:
                 self._hook_autotuning()
             text = payload if isinstance(payload, str) or payload is None else str(payload)
+            if self._timer is not None:
+                self._timer.observe(metadata, text)
             self._builder.feed(metadata, text, created)
             if "compilation_metrics" in metadata and self._writer is not None:
                 self._writer.flush()  # a frame ended: keep it even if the process dies now
