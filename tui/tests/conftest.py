@@ -66,3 +66,19 @@ def sync(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
         asyncio.run(test(*args, **kwargs))
 
     return run
+
+
+async def settle(pilot: Any) -> None:
+    """Wait until the screen is still: the active frame tab built, workers done, idle."""
+    from inspectc_tui.frame.screen import FrameScreen
+
+    for _ in range(3):
+        screen = pilot.app.screen
+        if isinstance(screen, FrameScreen):
+            pane = screen.pane(screen.active_tab)
+            for _ in range(400):
+                if pane.built:
+                    break
+                await pilot.pause(0.01)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import sync
+from conftest import settle, sync
 from inspectc_tui.app import InspectcApp
 from inspectc_tui.dialogs.help import HelpScreen
 from inspectc_tui.dialogs.search import SearchScreen
@@ -50,13 +50,6 @@ async def loaded(pilot: Pilot[None]) -> RecordingApp:
     assert app.data is not None, "report did not load"
     await pilot.pause()
     return app
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
 
 
 def text_of(app: InspectcApp, selector: str) -> str:

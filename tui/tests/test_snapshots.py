@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from conftest import settle
 from inspectc_tui.app import InspectcApp
 from inspectc_tui.messages import OpenFrame
 from textual.pilot import Pilot
@@ -34,12 +35,10 @@ def at_frame(cid: str, *keys: str, **kwargs: Any) -> Callable[[Pilot[None]], Awa
         await _loaded(pilot)
         pilot.app.post_message(OpenFrame((None, cid), **kwargs))
         await pilot.pause()
+        await settle(pilot)
         for key in keys:
             await pilot.press(key)
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+            await settle(pilot)
 
     return run_before
 
