@@ -108,7 +108,8 @@ class Captures:
         """Capture *sample* once. *cache* names a private Inductor cache (cold on first use)."""
         key = (sample, label, cache or "", *run_opts, *args)
         if key not in self._done:
-            name = Path(sample).stem + (f"-{label}" if label else "")
+            name = Path(sample).stem + (f"-{cache}" if cache else "") + (f"-{label}" if label else "")
+            name += f"-{len(self._done)}" if (self.base / name).exists() else ""
             out = self.base / name
             out.mkdir(parents=True, exist_ok=True)
             report = out / f"{name}.inspectc"
