@@ -9,7 +9,8 @@ frames table is filled), then keys: Enter opens a frame, `2` its guards, `4` its
 kernel's source (read lazily, in a worker). Peak RSS is the child's VmHWM. In the same run it
 measures a bare ``python -c pass`` (interpreter start, subtracted to give the "net"
 numbers) and an empty Textual app's first paint (the baseline the ratio is against).
-Medians over the runs; the machine's load is printed because it moves everything.
+Medians over the runs, after one warm-up run of each that is not counted; the machine's
+load is printed because it moves everything.
 """
 
 from __future__ import annotations
@@ -192,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"building {args.report} (1,000 frames, 5,000 kernels, ~100 MB of source)…", file=sys.stderr)
         build(args.report)
 
+    bench_empty(), bench_app(args.report)  # warm-up, not counted: byte-code caches, page cache
     starts = sorted(interpreter_start() for _ in range(args.runs))
     empty = [bench_empty() for _ in range(args.runs)]
     apps = [bench_app(args.report) for _ in range(args.runs)]

@@ -89,7 +89,7 @@ class GraphsPane(FramePane):
             if node is not None:
                 self._focus_node(node)
             return
-        self._pending_node = node
+        self._pending: tuple[str | None, str | None] = (kind, node)
         options = self.query_one("#graph-kinds", OptionList)
         options.highlighted = self.kinds.index(kind)
 
@@ -98,8 +98,12 @@ class GraphsPane(FramePane):
         kind = event.option.id or ""
         self.current = kind
         self.query_one("#graph-caption", Static).update(Text(f"reading {TITLES.get(kind, kind)}…"))
-        self._read(kind, getattr(self, "_pending_node", None))
-        self._pending_node = None
+        pending_kind, pending_node = getattr(self, "_pending", (None, None))
+        if pending_kind == kind:  # an earlier highlight (the list's first) must not take it
+            self._pending = (None, None)
+            self._read(kind, pending_node)
+        else:
+            self._read(kind, None)
 
     @on(OptionList.OptionSelected, "#graph-kinds")
     def _kind_selected(self) -> None:

@@ -63,7 +63,7 @@ class KernelTable(VirtualTable):
 
 class KernelsPane(FramePane):
     DEFAULT_CSS = """
-    KernelsPane #kernel-table { width: 50%; height: 1fr; }
+    KernelsPane #kernel-table { width: 55%; height: 1fr; }
     KernelsPane #kernel-detail { width: 1fr; height: 1fr; padding-left: 1; }
     KernelsPane #kernel-info { height: auto; max-height: 6; }
     KernelsPane #kernel-links { height: auto; max-height: 8; border: none; margin: 0; }
@@ -166,12 +166,9 @@ class KernelsPane(FramePane):
         return out
 
     def _links(self, kernel: Kernel) -> list[Option]:
+        """The user source lines first (what you came for), then the fused FX nodes."""
         base = self.data.run.cwd
         options = []
-        for index, node in enumerate(kernel.fused_nodes):
-            label = Text("node    ", style="magenta") + literal(node, "bold")
-            label.append("  → FX graph", style="dim")
-            options.append(Option(label, id=f"n{index}"))
         for index, origin in enumerate(kernel.origins):
             label = Text("origin  ", style="cyan") + literal(origin.op, "bold")
             label.append("  ")
@@ -180,6 +177,10 @@ class KernelsPane(FramePane):
                 label.append("  ")
                 label.append_text(literal(origin.module, "dim"))
             options.append(Option(label, id=f"o{index}"))
+        for index, node in enumerate(kernel.fused_nodes):
+            label = Text("node    ", style="magenta") + literal(node, "bold")
+            label.append("  → FX graph", style="dim")
+            options.append(Option(label, id=f"n{index}"))
         return options
 
     @on(OptionList.OptionSelected, "#kernel-links")

@@ -129,6 +129,11 @@ class CodeView(ScrollView, can_focus=True):
         return len(self._lines)
 
     @property
+    def first_line(self) -> int:
+        """The line number shown for line index 0."""
+        return self._first_line
+
+    @property
     def lines(self) -> Sequence[str]:
         return self._lines
 
