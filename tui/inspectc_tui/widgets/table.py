@@ -157,10 +157,19 @@ class VirtualTable(ScrollView, can_focus=True):
         room = max(self.size.width - fixed - 2 * len(flex) - 1, 0)
         for column in self.columns:
             column.shown = column.width
-        if flex:
-            share = room // len(flex)
+        if flex:  # each flexible column gets its minimum, then the room left goes to those cut
             for column in flex:
-                column.shown = max(min(column.min_width, column.width), share)
+                column.shown = min(column.min_width, column.width)
+            left = room - sum(c.shown for c in flex)
+            while left > 0:
+                growing = [c for c in flex if c.shown < c.width]
+                if not growing:
+                    break
+                step = max(left // len(growing), 1)
+                for column in growing:
+                    grow = min(step, column.width - column.shown, left)
+                    column.shown += grow
+                    left -= grow
         width = sum(c.shown + 2 for c in self.columns)
         self.virtual_size = Size(width, len(self._order) + 1)
 
