@@ -72,7 +72,7 @@ async def settle(pilot: Any) -> None:
     """Wait until the screen is still: the active frame tab built, workers done, idle."""
     from inspectc_tui.frame.screen import FrameScreen
 
-    for _ in range(3):
+    for _ in range(2):  # twice: a worker's result may start another (a row, then its source)
         screen = pilot.app.screen
         if isinstance(screen, FrameScreen):
             pane = screen.pane(screen.active_tab)
