@@ -129,6 +129,26 @@ def builder_name(profiler_name: str, ordinal: int, occurrences: int) -> str:
     return name
 
 
+def _activity(event: Any) -> str:
+    """Kineto activity type of a raw event; torch <= 2.11 has no ``activity_type()``.
+
+    There it is inferred: device events are kernels (or memcpy/memset) unless they are the
+    user annotations torch also records on the GPU stream; CPU events named like CUDA
+    runtime/driver calls (cudaLaunchKernel, cuLaunchKernelEx) are runtime events.
+    """
+    get = getattr(event, "activity_type", None)
+    if get is not None:
+        return str(get())
+    name = event.name()
+    if not str(event.device_type()).endswith("CPU"):
+        if name.startswith(("## ", "Torch-Compiled Region", "CompiledFunction")):
+            return "gpu_user_annotation"
+        return "kernel"
+    if name.startswith("cuda") or (name.startswith("cu") and name[2:3].isupper()):
+        return "cuda_runtime"
+    return "cpu_op"
+
+
 def _nest(events: Iterable[_Ev]) -> None:
     """Set `parent` of CPU events of one thread by time containment."""
     stack: list[_Ev] = []
@@ -344,7 +364,7 @@ class KernelTimer:
         cpu: dict[int, list[_Ev]] = {}
         device: list[_Ev] = []
         for k in raw:
-            activity = k.activity_type()
+            activity = _activity(k)
             ev = _Ev(
                 k.name(), k.start_ns(), k.end_ns(), activity, k.correlation_id(), k.linked_correlation_id()
             )
