@@ -54,8 +54,14 @@ pytest: setup sysdeps
 
 test: lint typecheck pytest
 
-bench: setup
-	$(PY) benchmarks/run_all.py
+# Each prints a table of ratios against a baseline measured in the same run.
+bench: setup sysdeps
+	$(PY) benchmarks/bench_run.py --rounds 3
+	$(PY) benchmarks/bench_timings.py --rounds 5
+	$(PY) benchmarks/bench_tracefile.py
+	$(PY) benchmarks/bench_import.py
+	$(PY) benchmarks/bench_graph.py
+	$(PY) benchmarks/bench_tui.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache .mypy_cache
