@@ -29,6 +29,7 @@ class FramePane(Vertical):
         self.frame = frame
         self.loaded = False  # build and load have started
         self.built = False  # the widgets exist
+        self.navigated = False  # fusion navigation is bringing the user here: it sets the focus
         self._ready = asyncio.Event()
 
     async def ensure_loaded(self) -> None:

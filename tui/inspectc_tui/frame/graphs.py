@@ -134,13 +134,15 @@ class GraphsPane(FramePane):
 
     def _focus_node(self, node: str) -> None:
         view = self.query_one("#graph-code", CodeView)
+        # Even when the node is missing, focus must leave the tab we came from; after the
+        # switch is drawn, since a widget in a tab not yet shown cannot take focus.
+        self.call_after_refresh(view.focus)
         index = node_line(view.lines, node)
         if index is None:
             self.app.notify(f"node {node} is not in this graph", severity="warning", markup=False)
             return
         view.marks = {index}
         view.show_line(index)
-        view.focus()
 
     @on(CodeView.LineChosen, "#graph-code")
     def _line_chosen(self, event: CodeView.LineChosen) -> None:

@@ -22,7 +22,7 @@ from inspectc_tui.frame.breaks import BreaksPane
 from inspectc_tui.frame.events import EventsPane
 from inspectc_tui.frame.graphs import GraphsPane
 from inspectc_tui.frame.guards import GuardsPane
-from inspectc_tui.frame.kernels import KernelsPane
+from inspectc_tui.frame.kernels import KernelsPane, KernelTable
 from inspectc_tui.frame.metrics import MetricsPane
 from inspectc_tui.text import frame_label, literal, location, seconds, status_text
 
@@ -142,6 +142,9 @@ class FrameScreen(Screen[None]):
         key = (event.pane.id or "").removeprefix("tab-")
         pane = self.pane(key)
         await pane.ensure_loaded()
+        if pane.navigated:
+            pane.navigated = False
+            return  # fusion navigation focuses what it went to
         if isinstance(self.focused, Tabs):
             return  # the user is moving along the tab bar: leave focus there
         self._focus_pane(pane)
@@ -155,16 +158,25 @@ class FrameScreen(Screen[None]):
         self.action_show_tab(keys[index])
 
     # -- fusion navigation -------------------------------------------------------------
+    def _go_to_tab(self, key: str) -> None:
+        if self.active_tab != key:
+            self.pane(key).navigated = True
+            # Let go of focus first: hiding a focused widget moves focus to a neighbour in
+            # the tab being left, and TabbedContent would switch straight back to it.
+            self.set_focus(None)
+            self.action_show_tab(key)
+
     async def show_kernel(self, kernel_id: int) -> None:
-        self.action_show_tab("kernels")
+        self._go_to_tab("kernels")
         pane = self.pane("kernels")
         await pane.ensure_loaded()
         assert isinstance(pane, KernelsPane)
         pane.select(kernel_id)
-        self._focus_pane(pane)
+        # After the switch is drawn: a widget in a tab not yet shown cannot take focus.
+        self.call_after_refresh(pane.query_one(KernelTable).focus)
 
     async def show_graph_node(self, kind: str, node: str) -> None:
-        self.action_show_tab("graphs")
+        self._go_to_tab("graphs")
         pane = self.pane("graphs")
         await pane.ensure_loaded()
         assert isinstance(pane, GraphsPane)
