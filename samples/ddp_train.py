@@ -11,6 +11,7 @@ makes collectives hang in real jobs.
 """
 
 import argparse
+import gc
 import os
 
 import torch
@@ -70,6 +71,11 @@ def main() -> None:
         loss.backward()
         opt.step()
     print(f"rank {rank}/{world}: loss after {args.steps} steps: {loss.item():.6f}")
+    # Free DDP (its Reducer holds the process group) while the group is alive, after every
+    # rank is done: freeing it last, inside ~ProcessGroupGloo with the GIL held, can hang.
+    dist.barrier()
+    del compiled, model, opt, loss
+    gc.collect()
     dist.destroy_process_group()
 
 
