@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -340,14 +340,23 @@ def _autotune_lines(frames: list[Frame], clean: Clean) -> list[str]:
     return lines
 
 
+def _unique(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
 def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str]:
     shaped = [(f, s) for f in frames if isinstance(s := extra(f, "symbolic_shapes"), dict)]
     if not shaped:
         return []
     lines = ["", "Symbolic shapes (dynamic sizes and the guards on them)"]
     for f, s in shaped[:MAX_SUMMARY_FRAMES]:
-        symbols = [x for x in s.get("symbols") or [] if isinstance(x, dict)]
-        guards = [g for g in s.get("guards") or [] if isinstance(g, dict)]
+        # a restarted analysis (attempt 1) emits the same symbols and guards again: show once
+        symbols = _unique(x for x in s.get("symbols") or [] if isinstance(x, dict))
+        guards = _unique(g for g in s.get("guards") or [] if isinstance(g, dict))
         names = ", ".join(f"{clean(str(x.get('symbol')))}={clean(str(x.get('source')))}" for x in symbols[:3])
         more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
         lines.append(
