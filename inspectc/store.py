@@ -22,7 +22,6 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-import time
 import types
 import typing
 import weakref
@@ -749,12 +748,3 @@ def open_report(path: str | os.PathLike[str]) -> Report:
     if bundle.is_bundle(path):
         return bundle.open_bundle(path)
     return Report(path)
-
-
-def wait_for_writer(path: Path, timeout_s: float = 5.0) -> None:
-    """Used by tests: wait until a report file exists and has its meta table."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if path.exists() and path.stat().st_size > 0:
-            return
-        time.sleep(0.05)
