@@ -74,6 +74,14 @@ def totals(frames: list[Frame]) -> Totals:
     )
 
 
+def printable(text: str, keep: str = "") -> str:
+    """Report text is data: control characters (ANSI escapes) become ``?`` before printing.
+
+    *keep* lists characters to let through anyway (the summary keeps tabs).
+    """
+    return "".join(ch if ch.isprintable() or ch in keep else "?" for ch in text)
+
+
 def one_line(text: str | None, width: int = 100) -> str:
     """First line of *text*, shortened to *width* characters."""
     if not text:

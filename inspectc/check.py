@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from inspectc.analysis import break_groups, one_line
+from inspectc.analysis import printable as _clean
 from inspectc.model import STATUS_FAILED, Frame, Run
 
 
@@ -135,7 +136,3 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
 
 def _count(name: str, n: int, limit: int | None) -> str:
     return f"{n} {name}" + (f" (max {limit})" if limit is not None else "")
-
-
-def _clean(text: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in text)

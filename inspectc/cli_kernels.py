@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from inspectc.analysis import printable as _clean
 from inspectc.model import Kernel
 from inspectc.store import open_report
-from inspectc.summary import _clean
 
 SORTS = ("time", "name", "calls")
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.analysis import one_line
+from inspectc.analysis import printable as _clean
 from inspectc.model import Frame, Kernel
 from inspectc.store import Report
 
@@ -437,8 +438,3 @@ def _time_lines(diff: ReportDiff, fail_on_slowdown: float | None, limit: int) ->
     if total is not None:
         lines.append(f"  total per call: ×{total:.2f}")
     return lines
-
-
-def _clean(text: str) -> str:
-    """Report text is data: no control characters (ANSI escapes) reach the terminal."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)

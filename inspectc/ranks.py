@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.analysis import printable as _clean
 from inspectc.model import Frame, Kernel
 from inspectc.store import Report
 
@@ -390,8 +391,3 @@ def _short(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_first_line(str(v), 50) for v in value[:4]) or "-"
     return str(value)
-
-
-def _clean(text: str) -> str:
-    """Report text is data: no control characters (ANSI escapes) reach the terminal."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)

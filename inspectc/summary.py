@@ -7,7 +7,7 @@ import shlex
 import socket
 
 from inspectc import compile_extras
-from inspectc.analysis import break_groups, one_line, totals
+from inspectc.analysis import break_groups, one_line, printable, totals
 from inspectc.model import Frame, Run
 from inspectc.ranks import render_sections
 from inspectc.store import Report
@@ -34,8 +34,7 @@ def _loc(filename: str | None, line: int | None, base: str | None) -> str:
 
 
 def _clean(text: str) -> str:
-    """Report text is data: drop control characters (ANSI escapes) before printing."""
-    return "".join(ch if ch.isprintable() or ch == "\t" else "?" for ch in text)
+    return printable(text, keep="\t")
 
 
 def end_text(run: Run) -> str:
