@@ -22,9 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from inspectc.graph import fusion_dot
-from inspectc.model import Frame, Kernel, KernelTime, Origin
-from inspectc.store import ReportWriter, open_report
+from inspectc.readers.graph.fusion import fusion_dot
+from inspectc.report.model import Frame, Kernel, KernelTime, Origin
+from inspectc.report.open import open_report
+from inspectc.report.writer import ReportWriter
 
 FILE = "/home/alice/model/transformer.py"
 T = '"f32[8, 128, 256][32768, 256, 1]cuda:0"'

@@ -81,7 +81,7 @@ def read_lines(log: Path) -> int:
 
 
 def parse_only(log: Path) -> int:
-    from inspectc.tracefile import iter_records
+    from inspectc.trace.records import iter_records
 
     n = 0
     with log.open(encoding="utf-8", errors="replace", newline="\n") as fh:

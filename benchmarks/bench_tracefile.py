@@ -1,4 +1,4 @@
-"""Throughput of inspectc.tracefile on a ~100 MB TORCH_TRACE log.
+"""Throughput of inspectc.trace.records on a ~100 MB TORCH_TRACE log.
 
 The log is simple.log from the shared traces (tlparse's test input) repeated to the target
 size. Baselines in the same run: reading the file line by line and doing nothing, and the
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from inspectc.tracefile import iter_records, parse_file  # noqa: E402
+from inspectc.trace.records import iter_records, parse_file  # noqa: E402
 
 _CANDIDATES = (
     Path(__file__).resolve().parents[1] / ".." / "shared" / "traces" / "simple.log",

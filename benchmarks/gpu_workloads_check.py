@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from inspectc import compile_extras
-from inspectc.model import Frame
-from inspectc.store import Report, open_report
+from inspectc.report.model import Frame
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+from inspectc.trace.payloads import extras as compile_extras
 
 
 class Row:

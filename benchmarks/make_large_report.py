@@ -9,7 +9,7 @@ kernels). Content imitates what torch 2.x emits (graph-break texts with hints an
 stacks, guard trees, FX graphs with ``# File:`` comments, output code with kernel
 headers), with file paths of another machine (``/home/alice/...``) so readers must cope
 with source they cannot open. Deterministic: the same arguments give the same report.
-It writes rows directly with :class:`inspectc.store.ReportWriter`; no torch needed.
+It writes rows directly with :class:`inspectc.report.writer.ReportWriter`; no torch needed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from inspectc.model import (
+from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
@@ -39,7 +39,7 @@ from inspectc.model import (
     Run,
     StackFrame,
 )
-from inspectc.store import ReportWriter
+from inspectc.report.writer import ReportWriter
 
 ROOT = "/home/alice/src/vision-llm"
 MODULES = ["attention", "mlp", "norm", "embed", "rotary", "moe", "loss", "decoder", "encoder", "vit"]

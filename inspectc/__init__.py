@@ -2,31 +2,19 @@
 
 Capture (``inspectc run`` or :func:`capture`) records what torch.compile did into a
 versioned report file; readers (summary, JSON export, TUI, graphviz, share) open it
-without torch.
+without torch. The flow is one way: ``capture/`` (the only code that imports torch) feeds
+``trace/`` (torch's structured-trace formats -> the model) which writes a ``report/``
+file that ``readers/`` and ``cli/`` open through :func:`open_report`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+__version__ = "0.2.0"
 
-__version__ = "0.1.0"
-
-if TYPE_CHECKING:
-    from inspectc.capture import Capture
-
-
-def capture(path: str = "run.inspectc", **options: Any) -> Capture:
-    """Record every torch.compile event inside a ``with`` block into the report at *path*."""
-    from inspectc.capture import Capture  # torch is imported only when capturing
-
-    return Capture(path, **options)
-
-
-def open_report(path: str):  # noqa: ANN201 - re-exported reader entry point
-    """Open a report file (or bundle) for reading; needs no torch."""
-    from inspectc.store import open_report as _open
-
-    return _open(path)
-
+# ``inspectc.capture`` is the function below, also after ``inspectc.capture.session`` (the
+# package of the same name) has been imported: binding it here, after the package import,
+# keeps the notebook API callable on every use.
+from inspectc.capture import capture  # noqa: E402  (torch-free: imports torch only when called)
+from inspectc.report.open import open_report  # noqa: E402
 
 __all__ = ["__version__", "capture", "open_report"]

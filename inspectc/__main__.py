@@ -1,5 +1,5 @@
 """``python -m inspectc`` (also what ``torchrun -m inspectc run ...`` starts)."""
 
-from inspectc.cli import entry
+from inspectc.cli.main import entry
 
 entry()

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.bundle import BundleReport, extract_report, open_bundle, write_bundle
 from inspectc.errors import ReportError
-from inspectc.store import open_report
+from inspectc.report.bundle import BundleReport, extract_report, open_bundle, write_bundle
+from inspectc.report.open import open_report
 
 
 @pytest.fixture

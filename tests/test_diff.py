@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from conftest import Captures, run_cli
 
-from inspectc.diff import ReportDiff, RunSide, TimeChange, norm_path, op_signature
-from inspectc.model import Kernel
+from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, norm_path, op_signature
+from inspectc.report.model import Kernel
 
 
 def diff(*args: str) -> tuple[int, str, str]:

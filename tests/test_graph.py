@@ -1,4 +1,4 @@
-"""Graphviz export: real `dot` lays out what inspectc.graph writes; the structure is checked.
+"""Graphviz export: real `dot` lays out what inspectc.readers.graph.fusion writes; the structure is checked.
 
 Fusion view: one cluster per generated kernel, whose members are exactly the kernel's
 ``fused_nodes``; edges are the FX graph's data flow (read here with a few lines of
@@ -22,10 +22,21 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc import fxtext
-from inspectc.graph import breaks_dot, clean, fusion_dot, html, node_modules, quote, render, svg
-from inspectc.model import Failure, Frame, GraphBreak, Kernel, KernelTime, Origin, Recompile, Run
-from inspectc.store import Report, ReportWriter, open_report
+from inspectc.readers.graph.fusion import (
+    breaks_dot,
+    clean,
+    fusion_dot,
+    html,
+    node_modules,
+    quote,
+    render,
+    svg,
+)
+from inspectc.report import fxgraph as fxtext
+from inspectc.report.model import Failure, Frame, GraphBreak, Kernel, KernelTime, Origin, Recompile, Run
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+from inspectc.report.writer import ReportWriter
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 
@@ -95,7 +106,7 @@ _DEF = re.compile(r'^\s+(\w+)(?:: "[^"]*")? = (.*)$')
 
 
 def fx_edges(graph_text: str) -> set[tuple[str, str]]:
-    """Data-flow edges of a printed FX graph, read independently of inspectc.fxtext."""
+    """Data-flow edges of a printed FX graph, read independently of inspectc.report.fxgraph."""
     header = re.search(r"def forward\(self, (.*)\):", graph_text)
     known = set(re.findall(r"(\w+):", header.group(1))) if header else set()
     found = set()
@@ -422,7 +433,7 @@ def test_cli_writes_pictures_and_reports_bad_input_in_one_line(golden: Path, tmp
 
 def test_readers_do_not_import_torch() -> None:
     code = (
-        "import sys, inspectc.graph, inspectc.fxtext, inspectc.cli_graph; "
+        "import sys, inspectc.readers.graph.fusion, inspectc.report.fxgraph, inspectc.cli.graph; "
         "bad = [m for m in ('torch', 'triton', 'inspectc.capture') if m in sys.modules]; "
         "sys.exit(str(bad) if bad else 0)"
     )

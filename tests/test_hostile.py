@@ -30,12 +30,14 @@ from pathlib import Path
 import pytest
 from conftest import REPORTS, ROOT, run_cli
 
-from inspectc import store
 from inspectc.errors import InspectcError, ReportError
-from inspectc.export import export_report
-from inspectc.importer import import_logs
-from inspectc.store import Report, compress, open_report
-from inspectc.summary import render_summary
+from inspectc.readers.export import export_report
+from inspectc.readers.summary import render_summary
+from inspectc.report import store
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+from inspectc.report.schema import compress
+from inspectc.trace.importer import import_logs
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -378,31 +380,31 @@ def test_good_bundle_opens(tmp_path: Path) -> None:
 # -- reader modules: no torch, no code execution of report content ------------------------------
 
 READER_MODULES = [
-    "inspectc.store",
-    "inspectc.model",
-    "inspectc.analysis",
-    "inspectc.summary",
-    "inspectc.export",
-    "inspectc.graph",
-    "inspectc.fxtext",
-    "inspectc.share",
-    "inspectc.html",
-    "inspectc.bundle",
-    "inspectc.redact",
-    "inspectc.diff",
-    "inspectc.check",
-    "inspectc.ranks",
-    "inspectc.merge",
-    "inspectc.importer",
-    "inspectc.tracefile",
-    "inspectc.breaks",
-    "inspectc.guards",
-    "inspectc.kernels",
-    "inspectc.provenance",
-    "inspectc.builder",
-    "inspectc.cli",
+    "inspectc.report.store",
+    "inspectc.report.model",
+    "inspectc.readers.analysis",
+    "inspectc.readers.summary",
+    "inspectc.readers.export",
+    "inspectc.readers.graph.fusion",
+    "inspectc.report.fxgraph",
+    "inspectc.readers.share.markdown",
+    "inspectc.readers.share.html",
+    "inspectc.report.bundle",
+    "inspectc.readers.share.redact",
+    "inspectc.readers.diff",
+    "inspectc.readers.check",
+    "inspectc.readers.ranks",
+    "inspectc.report.merge",
+    "inspectc.trace.importer",
+    "inspectc.trace.records",
+    "inspectc.trace.payloads.breaks",
+    "inspectc.trace.payloads.guards",
+    "inspectc.trace.payloads.output_code",
+    "inspectc.trace.payloads.provenance",
+    "inspectc.trace.builder",
+    "inspectc.cli.main",
 ]
-FORBIDDEN_MODULES = ("torch", "triton", "inspectc.capture", "inspectc.timing")
+FORBIDDEN_MODULES = ("torch", "triton", "inspectc.capture", "inspectc.capture.timing")
 
 
 def tui_modules() -> list[str]:
@@ -430,16 +432,16 @@ HYGIENE = textwrap.dedent(
                 raise
             missing.append(name)
     # What the readers do, so lazy imports count too.
-    from inspectc.cli import build_parser
-    from inspectc.export import export_report
-    from inspectc.store import open_report
-    from inspectc.summary import render_summary
+    from inspectc.cli.main import build_parser
+    from inspectc.readers.export import export_report
+    from inspectc.report.open import open_report
+    from inspectc.readers.summary import render_summary
     build_parser()
     with open_report(golden) as r:
         render_summary(r)
         export_report(r)
-        if "inspectc.graph" in found:
-            from inspectc.graph import breaks_dot
+        if "inspectc.readers.graph.fusion" in found:
+            from inspectc.readers.graph.fusion import breaks_dot
             breaks_dot(r)
     print(json.dumps({"found": found, "missing": missing, "loaded": sorted(sys.modules)}))
     """

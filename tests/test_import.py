@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from conftest import CapturedRun, Captures, run_cli
 
-from inspectc.store import open_report
-from inspectc.tracefile import parse_file
+from inspectc.report.open import open_report
+from inspectc.trace.records import parse_file
 
 
 def import_ok(source: Path, out: Path) -> str:

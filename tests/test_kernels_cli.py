@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import run_cli
 
-from inspectc.cli_kernels import kernel_rows, render_kernels
-from inspectc.store import open_report
+from inspectc.cli.kernels import kernel_rows, render_kernels
+from inspectc.report.open import open_report
 
 
 def test_table_lists_every_kernel_of_a_frame(golden: Path) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.breaks import StackEntry, parse_break, parse_recompile_reasons
-from inspectc.guards import count_guards, guard_latency_us, parse_guards
-from inspectc.kernels import split_output_code
-from inspectc.tracefile import StringTable, TraceRecord, compile_id, event_name, iter_records, parse_file
+from inspectc.trace.payloads.breaks import StackEntry, parse_break, parse_recompile_reasons
+from inspectc.trace.payloads.guards import count_guards, guard_latency_us, parse_guards
+from inspectc.trace.payloads.output_code import split_output_code
+from inspectc.trace.records import StringTable, TraceRecord, compile_id, event_name, iter_records, parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -52,7 +52,7 @@ def read(relative: str) -> str:
 
 def test_parsers_import_without_torch() -> None:
     code = (
-        "import sys, inspectc.tracefile, inspectc.kernels, inspectc.guards, inspectc.breaks; "
+        "import sys, inspectc.trace.records, inspectc.trace.payloads.output_code, inspectc.trace.payloads.guards, inspectc.trace.payloads.breaks; "
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

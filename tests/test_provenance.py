@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from inspectc.provenance import (
+from inspectc.trace.payloads.provenance import (
     FusionInfo,
     NodeMappings,
     Origin,

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from conftest import inspectc_cmd, run_cli
 
-from inspectc.store import open_report
+from inspectc.report.open import open_report
 
 pytestmark = pytest.mark.capture
 

@@ -22,10 +22,12 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.cli_share import share
+from inspectc.cli.share import share
 from inspectc.errors import ReportError
-from inspectc.export import export_report
-from inspectc.model import (
+from inspectc.readers.export import export_report
+from inspectc.readers.share.markdown import GITHUB_LIMIT
+from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.report.model import (
     Failure,
     Frame,
     GraphBreak,
@@ -36,9 +38,8 @@ from inspectc.model import (
     Run,
     StackFrame,
 )
-from inspectc.redact import LEFT_OUT, Redactor, redactor_for
-from inspectc.share import GITHUB_LIMIT
-from inspectc.store import ReportWriter, open_report
+from inspectc.report.open import open_report
+from inspectc.report.writer import ReportWriter
 
 USER = "zq_alice"
 HOME = f"/home/{USER}"
@@ -504,7 +505,7 @@ def test_shared_account_names_are_not_words_but_their_homes_go() -> None:
 
 def test_share_modules_do_not_import_torch() -> None:
     code = (
-        "import sys, inspectc.share, inspectc.html, inspectc.redact, inspectc.bundle, inspectc.cli_share;"
+        "import sys, inspectc.readers.share.markdown, inspectc.readers.share.html, inspectc.readers.share.redact, inspectc.report.bundle, inspectc.cli.share;"
         "bad = {'torch', 'triton', 'inspectc.capture', 'textual'} & set(sys.modules); assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

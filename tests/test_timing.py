@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from inspectc.timing import KernelTimer, builder_name, kernel_kind  # noqa: E402
+from inspectc.capture.timing import KernelTimer, builder_name, kernel_kind  # noqa: E402
 
 pytestmark = pytest.mark.capture
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
-from inspectc import compile_extras
-from inspectc.builder import Builder
-from inspectc.store import ReportWriter, open_report
+from inspectc.report.open import open_report
+from inspectc.report.writer import ReportWriter
+from inspectc.trace.builder import Builder
+from inspectc.trace.payloads import extras as compile_extras
 
 pytestmark = pytest.mark.capture
 
@@ -205,7 +206,7 @@ def test_max_autotune_cpu_records_choices_and_timings(captures: Captures) -> Non
 
 def test_backends_command(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch")
-    from inspectc.cli import main
+    from inspectc.cli.main import main
 
     assert main(["backends"]) == 0
     text = capsys.readouterr().out

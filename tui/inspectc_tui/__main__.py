@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspectc.errors import InspectcError
-from inspectc.store import open_report
+from inspectc.report.open import open_report
 
 
 def run_tui(path: str) -> int:

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from inspectc.store import Report
+from inspectc.report.reader import Report
 
 # Editors that take `path:line` rather than `+line path`.
 _COLON_EDITORS = {"subl", "zed", "hx", "helix"}
@@ -36,9 +36,9 @@ def export_file_stem(report_path: Path, compile_id: str, rank: int | None) -> st
 
 
 def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not installed
-    """``inspectc.graph.fusion_dot`` when this inspectc has it, else None."""
+    """``inspectc.readers.graph.fusion.fusion_dot`` when this inspectc has it, else None."""
     try:
-        from inspectc.graph import fusion_dot  # type: ignore[import-not-found,unused-ignore]
+        from inspectc.readers.graph.fusion import fusion_dot  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     return fusion_dot

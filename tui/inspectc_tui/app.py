@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from inspectc.errors import InspectcError
-from inspectc.model import Frame, Run
+from inspectc.report.model import Frame, Run
 from inspectc_tui.actions import editor_command, export_graph, graph_exporter
 from inspectc_tui.data import ReportData, SearchHit, load_report
 from inspectc_tui.messages import LoadFailed, LoadProgress, OpenFrame, ReportLoaded, RunRead

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from inspectc.analysis import BreakGroup, Totals, break_groups, totals
-from inspectc.merge import open_path
-from inspectc.model import Frame, Kernel, Recompile, Run
-from inspectc.store import EventRow, Report
+from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
+from inspectc.report.model import Frame, Kernel, Recompile, Run
+from inspectc.report.open import open_report
+from inspectc.report.reader import EventRow, Report
 
 FrameKey = tuple[int | None, str]  # (rank, compile_id)
 T = TypeVar("T")
@@ -171,7 +171,7 @@ def load_report(
     and read what the overview needs; raises ``ReportError``."""
     tell = progress or (lambda _what, _done: None)
     tell("opening report", 0.0)
-    report = open_path(path)
+    report = open_report(path)
     run = report.run
     if on_run is not None:
         on_run(run)

@@ -11,7 +11,7 @@ import re
 
 from rich.text import Text
 
-from inspectc.model import (
+from inspectc.report.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
     STATUS_FAILED,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspectc.model import (
+from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_GRAPH_BREAK,
     CompileMetrics,
@@ -24,7 +24,7 @@ from inspectc.model import (
     Run,
     StackFrame,
 )
-from inspectc.store import ReportWriter
+from inspectc.report.writer import ReportWriter
 
 MARKUP = "[bold red]not markup[/]"
 ANSI = "\x1b[31mred\x1b[0m"

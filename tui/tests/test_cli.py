@@ -26,7 +26,7 @@ def test_without_textual_it_says_how_to_install(sin_report: Path) -> None:
     for blocked in ("textual", "inspectc_tui"):
         result = _python(
             f"import sys; sys.modules[{blocked!r}] = None\n"
-            "from inspectc.cli import main\n"
+            "from inspectc.cli.main import main\n"
             f"sys.exit(main(['tui', {str(sin_report)!r}]))"
         )
         assert result.returncode == 2, result.stderr
@@ -37,7 +37,7 @@ def test_without_textual_it_says_how_to_install(sin_report: Path) -> None:
 def test_capture_side_needs_no_textual() -> None:
     result = _python(
         "import sys; sys.modules['textual'] = None; sys.modules['inspectc_tui'] = None\n"
-        "from inspectc.cli import build_parser\n"
+        "from inspectc.cli.main import build_parser\n"
         "build_parser().parse_args(['summary', 'x'])\n"
         "print('ok')"
     )

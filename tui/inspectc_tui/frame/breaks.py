@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.model import GraphBreak, StackFrame
+from inspectc.report.model import GraphBreak, StackFrame
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.source import excerpt
 from inspectc_tui.text import literal, location

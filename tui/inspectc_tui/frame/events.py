@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from inspectc.store import EventRow
+from inspectc.report.reader import EventRow
 from inspectc_tui.data import EVENT_LIMIT
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.text import literal

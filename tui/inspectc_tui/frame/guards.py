@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 
-from inspectc.model import Guard
+from inspectc.report.model import Guard
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.text import literal, location
 

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.model import Kernel, Origin
+from inspectc.report.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.fusion import graph_for_kernel
 from inspectc_tui.text import literal, location, micros, percent

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
-from inspectc.model import Frame
+from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData
 from inspectc_tui.dialogs.source import SourceDialog
 from inspectc_tui.frame.base import FramePane, Location

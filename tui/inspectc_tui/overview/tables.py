@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspectc.model import Frame
+from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData, kernel_key
 from inspectc_tui.text import frame_label, function_name, literal, location, micros, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable

@@ -1,0 +1,169 @@
+"""CLI commands ``import``, ``merge``, ``diff`` and ``check``. No torch.
+
+Exit codes: 0 ok; 1 a difference (diff) or an exceeded limit (check); 2 an error (bad input,
+a file that is not a report), as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "import",
+        help="build a report from TORCH_TRACE logs (a file, or a directory of ranks' logs)",
+        description="Build a report from existing TORCH_TRACE logs (the files tlparse reads): one"
+        " file, or a directory of *.log files (ranks from rank_N in the names).",
+    )
+    p.add_argument("path", help="a TORCH_TRACE log file or a directory of them")
+    p.add_argument("-o", "--output", help="report path (default: <name>.inspectc here)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "merge",
+        help="join the reports of several ranks into one report",
+        description="Join per-rank reports (e.g. from torchrun) into one multi-rank report.",
+    )
+    p.add_argument("reports", nargs="+", help="reports, or directories of *.inspectc reports")
+    p.add_argument("-o", "--output", required=True, help="the merged report's path")
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser(
+        "diff",
+        help="what changed between two runs (exit 1 when something structural did)",
+        description="Frames, graph breaks, recompiles and kernels that differ between two"
+        " reports; kernel time ratios. Exit 0: no structural difference, 1: some, 2: error.",
+    )
+    p.add_argument("a", help="the earlier report (or directory of per-rank reports)")
+    p.add_argument("b", help="the later report")
+    p.add_argument("--json", action="store_true", help="print the differences as JSON")
+    p.add_argument(
+        "--fail-on-slowdown",
+        type=float,
+        metavar="PCT",
+        help="also exit 1 when kernel time per call got slower by more than PCT percent",
+    )
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser(
+        "check",
+        help="CI gate: exit 1 when a report exceeds limits",
+        description="Exit 1 with a list of what exceeded the limits, 0 otherwise. In a"
+        " multi-rank report each limit applies to every rank.",
+    )
+    p.add_argument("report", help="a report (or a directory of per-rank reports)")
+    p.add_argument("--max-graph-breaks", type=_count, metavar="N")
+    p.add_argument("--max-recompiles", type=_count, metavar="N")
+    p.add_argument("--max-frames", type=_count, metavar="N")
+    p.add_argument(
+        "--fail-on-error",
+        action="store_true",
+        help="fail on frames that failed to compile and on a run that ended with an exception",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_check)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from inspectc.trace.importer import import_logs
+
+    source = Path(args.path)
+    output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
+    result = import_logs(source, output, argv=["inspectc", "import", args.path])
+    if not args.quiet:
+        print(result.describe(), file=sys.stderr)
+    return 0
+
+
+def _stem(path: Path) -> str:
+    name = path.resolve().name if path.is_dir() else path.name
+    for suffix in (".gz", ".log", ".txt"):
+        name = name.removesuffix(suffix)
+    return name or "import"
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from inspectc.report.merge import merge_reports, reports_in
+
+    paths: list[Path] = []
+    for given in args.reports:
+        p = Path(given)
+        paths.extend(reports_in(p) if p.is_dir() else [p])
+    if not paths:
+        raise UsageError("inspectc merge: no reports (*.inspectc) found in the given directories")
+    result = merge_reports(paths, args.output, argv=["inspectc", "merge", *args.reports])
+    ranks = ", ".join(str(i.rank) for i in result.inputs if i.rank is not None)
+    note = " (numbered by position: the inputs had no rank, or the same one)" if result.renumbered else ""
+    print(
+        f"inspectc merge: {len(result.inputs)} reports -> {result.output}"
+        + (f", ranks {ranks}" if ranks else "")
+        + note,
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from inspectc.readers.diff import diff_reports, render_diff
+    from inspectc.report.open import open_report
+
+    if args.fail_on_slowdown is not None and args.fail_on_slowdown < 0:
+        raise UsageError("--fail-on-slowdown wants a percentage of 0 or more")
+    with open_report(args.a) as a, open_report(args.b) as b:
+        diff = diff_reports(a, b, labels=(args.a, args.b))
+    if args.json:
+        print(json.dumps(diff.to_plain(args.fail_on_slowdown), indent=2, ensure_ascii=False))
+    else:
+        print(render_diff(diff, fail_on_slowdown=args.fail_on_slowdown))
+    return diff.exit_code(args.fail_on_slowdown)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from inspectc.readers.check import Limits, check_frames, render_check
+    from inspectc.report.open import open_report
+
+    limits = Limits(
+        max_graph_breaks=args.max_graph_breaks,
+        max_recompiles=args.max_recompiles,
+        max_frames=args.max_frames,
+        fail_on_error=args.fail_on_error,
+    )
+    with open_report(args.report) as report:
+        result = check_frames(report.frames, report.run, limits)
+    if args.json:
+        data = {
+            "ok": result.ok,
+            "counts": result.counts,
+            "violations": [
+                {
+                    "what": v.what,
+                    "count": v.count,
+                    "limit": v.limit,
+                    "rank": v.rank,
+                    "details": list(v.details),
+                }
+                for v in result.violations
+            ],
+        }
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(render_check(result, limits, args.report))
+    return 0 if result.ok else 1

@@ -1,0 +1,269 @@
+"""The ``inspectc`` command line. Reader commands never import torch.
+
+Each command lives in a module with ``register(subparsers)``; this module owns ``run``,
+``summary`` and ``export`` and turns :class:`InspectcError` into one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspectc import __version__
+from inspectc.errors import InspectcError, UsageError
+
+_RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m"}
+_RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="inspectc run",
+        description="Run a script (or -m module) under capture and write a report.",
+        usage="inspectc run [options] (script.py | -m module) [args ...]",
+    )
+    p.add_argument("-o", "--output", help="report path (default: <script-stem>.inspectc in cwd)")
+    p.add_argument("-m", dest="module", help="run a library module as a script, like python -m")
+    p.add_argument("--fresh", action="store_true", help="disable Inductor's caches for a complete capture")
+    p.add_argument("--no-provenance", action="store_true", help="do not turn on provenance tracking")
+    p.add_argument("--no-timings", action="store_true", help="do not measure kernel run times")
+    p.add_argument(
+        "--profile-window",
+        default="1:10",
+        metavar="SKIP:COUNT",
+        help="per compiled frame, skip SKIP calls then time COUNT calls (default 1:10)",
+    )
+    p.add_argument("--tui", action="store_true", help="open the TUI when the script ends")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary, no live status line")
+    return p
+
+
+def split_run_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split ``run``'s own options from the script and its arguments."""
+    own: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return own, list(argv[i + 1 :])
+        if arg in _RUN_VALUE_OPTIONS:
+            own.extend(argv[i : i + 2])
+            i += 2
+            if arg == "-m":
+                return own, list(argv[i:])
+            continue
+        if arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _RUN_VALUE_OPTIONS:
+            own.append(arg)
+        elif arg in _RUN_FLAGS:
+            own.append(arg)
+        elif arg.startswith("-") and arg != "-":
+            raise UsageError(f"inspectc run: unknown option {arg} (options go before the script)")
+        else:
+            return own, list(argv[i:])
+        i += 1
+    return own, []
+
+
+def parse_window(text: str) -> tuple[int, int]:
+    try:
+        skip, count = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise UsageError(f"--profile-window wants SKIP:COUNT, e.g. 1:10, not {text!r}") from None
+    if skip < 0 or count < 1:
+        raise UsageError("--profile-window: SKIP must be >= 0 and COUNT >= 1")
+    return skip, count
+
+
+def cmd_run(argv: Sequence[str]) -> int:
+    own, rest = split_run_argv(argv)
+    opts = _run_parser().parse_args(own)
+    window = parse_window(opts.profile_window)
+    from inspectc.capture import runner  # no torch yet: bad input fails fast
+
+    if opts.module:
+        runner.check_module(opts.module)
+        stem = opts.module.rsplit(".", 1)[-1]
+        code = None
+        script_argv = rest
+    else:
+        if not rest:
+            raise UsageError("inspectc run: give a script to run (or -m module)")
+        code = runner.prepare_script(rest[0])
+        stem = Path(rest[0]).stem or "run"
+        script_argv = rest
+    output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
+    launch_dir = os.getcwd()
+    status = _status_line() if not opts.quiet else None
+
+    from inspectc.capture.session import Capture  # imports torch
+
+    cap = Capture(
+        output,
+        fresh=opts.fresh,
+        provenance=not opts.no_provenance,
+        timings=not opts.no_timings,
+        profile_window=window,
+        argv=["inspectc", "run", *argv],
+        mode="module" if opts.module else "script",
+        status_line=status,
+    )
+    cap.start()
+    if code is not None:
+        outcome = runner.run_code(code, script_argv)
+    else:
+        outcome = runner.run_module(opts.module, script_argv)
+    cap.stop(end_reason=outcome.end_reason, exit_code=outcome.exit_code, exception=outcome.exception)
+    _return_to(launch_dir)  # the script may have chdir'd: the report path is relative to here
+    if cap.ok and not opts.quiet:
+        _print_summary(output)
+    if cap.ok and opts.tui:
+        _open_tui(output)
+    if outcome.signal is not None:
+        runner.reraise_signal(outcome.signal)
+    return outcome.exit_code
+
+
+def _return_to(directory: str) -> None:
+    try:
+        os.chdir(directory)
+    except OSError:
+        pass  # removed by the script: paths shown from here on may be relative to elsewhere
+
+
+def _rank_suffix() -> str:
+    """``.rankN`` under torchrun (RANK set), so the ranks of one job write separate reports."""
+    rank = os.environ.get("RANK", "")
+    return f".rank{int(rank)}" if rank.isdigit() else ""
+
+
+def _rank_path(path: Path) -> Path:
+    # -o x.inspectc given to every rank of a job: x.rank0.inspectc, x.rank1.inspectc...
+    world = os.environ.get("WORLD_SIZE", "")
+    if not (world.isdigit() and int(world) > 1 and _rank_suffix()):
+        return path
+    return path.with_name(f"{path.stem}{_rank_suffix()}{path.suffix}")
+
+
+def _status_line():  # noqa: ANN202 - returns a callable or None
+    if not sys.stderr.isatty():
+        return None
+
+    def show(text: str) -> None:
+        sys.stderr.write("\r\x1b[2K" + (f"inspectc: {text}" if text else ""))
+        sys.stderr.flush()
+
+    return show
+
+
+def _print_summary(path: Path) -> None:
+    from inspectc.readers.summary import render_summary
+    from inspectc.report.open import open_report
+
+    try:
+        with open_report(path) as report:
+            print(render_summary(report, report_path=_display_path(path)), file=sys.stderr)
+    except InspectcError as exc:
+        print(f"inspectc: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a reader bug must not change the script's exit code
+        print(f"inspectc: could not print the summary ({type(exc).__name__}: {exc})", file=sys.stderr)
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _open_tui(path: Path) -> None:
+    try:
+        main(["tui", str(path)])
+    except SystemExit:
+        pass
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from inspectc.readers.summary import render_summary
+    from inspectc.report.open import open_report  # a report, a bundle, or a directory of rank reports
+
+    with open_report(args.report) as report:
+        print(render_summary(report, report_path=args.report))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from inspectc.readers.export import export_report
+    from inspectc.report.open import open_report
+
+    with open_report(args.report) as report:
+        data = export_report(report, sources=not args.no_source)
+    text = json.dumps(data, indent=2 if args.pretty else None, ensure_ascii=False)
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="inspectc",
+        description="Graph-break and kernel-inspection debugger for torch.compile.",
+    )
+    parser.add_argument("--version", action="version", version=f"inspectc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("run", help="run a script under capture (inspectc run -h for options)", add_help=False)
+    p = sub.add_parser("summary", help="print a report's summary")
+    p.add_argument("report")
+    p.set_defaults(func=cmd_summary)
+    p = sub.add_parser("export", help="export a report as JSON")
+    p.add_argument("report")
+    p.add_argument("--json", action="store_true", help="JSON (the default and only format)")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.add_argument("--no-source", action="store_true", help="leave out graphs and kernel source")
+    p.add_argument("-o", "--output", help="write to a file instead of stdout")
+    p.set_defaults(func=cmd_export)
+    from inspectc.cli import backends, graph, imports, kernels, share, tui
+
+    for module in (kernels, share, imports, graph, tui, backends):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and args_list[0] == "run":
+            if len(args_list) > 1 and args_list[1] in ("-h", "--help"):
+                _run_parser().print_help()
+                return 0
+            return cmd_run(args_list[1:])
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except InspectcError as exc:
+        print(f"inspectc: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except RecursionError:  # e.g. JSON nested 100,000 deep in a report or a TORCH_TRACE log
+        print("inspectc: input is nested too deeply to read (RecursionError)", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("inspectc: interrupted", file=sys.stderr)
+        return 130
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,167 @@
+"""``inspectc share``: a Markdown summary to paste into a bug issue and a ``.zip`` to attach.
+
+Every output is made from one redacted copy of the report (see ``redact.py``), so the
+summary, the HTML page, the repros and the bundled report can only show what the copy shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspectc.errors import UsageError
+from inspectc.readers.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
+from inspectc.readers.share.redact import LEFT_OUT, Redactor, redacted_copy, redactor_for
+from inspectc.report.bundle import write_bundle
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+
+REPORT_MEMBER = "report.inspectc"
+SUMMARY_MEMBER = "SUMMARY.md"
+HTML_MEMBER = "summary.html"
+_REPRO_STATUSES = ("failed", "graph_break")
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    markdown: Path
+    bundle: Path
+    html: Path | None
+    repros: tuple[str, ...]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "share",
+        help="write a Markdown summary and a .zip bundle to attach to a bug report",
+        description="Write a Markdown summary (paste it into an issue) and a .zip bundle (attach it)."
+        " Home directories, the user name and the host name are redacted unless --no-redact.",
+    )
+    p.add_argument("report", help="a report file (or a bundle)")
+    p.add_argument("-o", "--output-dir", metavar="DIR", help="where to write (default: beside the report)")
+    p.add_argument("--html", action="store_true", help="also write one self-contained HTML page")
+    p.add_argument("--no-redact", action="store_true", help="keep paths, user and host names as recorded")
+    p.add_argument(
+        "--no-source", action="store_true", help="leave out user source lines, graphs and kernel source"
+    )
+    p.set_defaults(func=cmd_share)
+
+
+def cmd_share(args: argparse.Namespace) -> int:
+    shared = share(
+        args.report,
+        output_dir=args.output_dir,
+        html=args.html,
+        redact=not args.no_redact,
+        no_source=args.no_source,
+    )
+    for path in (shared.markdown, shared.bundle, shared.html):
+        if path is not None:
+            print(path)
+    what = "redacted" if not args.no_redact else "not redacted"
+    print(
+        f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def share(
+    report_path: str | os.PathLike[str],
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    html: bool = False,
+    redact: bool = True,
+    no_source: bool = False,
+    limit: int = GITHUB_LIMIT,
+) -> Shared:
+    src = Path(report_path)
+    out_dir = Path(output_dir) if output_dir else src.resolve().parent
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    stem = src.name.removesuffix(".inspectc").removesuffix(".zip") or "report"
+    md_path = out_dir / f"{stem}.share.md"
+    zip_path = out_dir / f"{stem}.share.zip"
+    html_path = out_dir / f"{stem}.share.html" if html else None
+    if src.resolve() in {p.resolve() for p in (md_path, zip_path, html_path) if p is not None}:
+        raise UsageError(f"share would overwrite its input {src}: choose another -o DIR")
+
+    with open_report(src) as original, tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp:
+        redactor = redactor_for(original) if redact else None
+        copy = Path(tmp) / REPORT_MEMBER
+        redacted_copy(original.path, copy, redactor, no_source=no_source)
+        with Report(copy) as report:
+            repros = repro_files(report)
+            bundle_name = _sub(redactor, zip_path.name)
+            info = gather(report, repros=[name for name, _ in repros], bundle_name=bundle_name)
+            markdown = render_markdown(info, limit=limit)
+            page = None
+            if html_path is not None:
+                from inspectc.readers.share.html import render_html
+
+                sources = {k.id: report.kernel_source(k) for k in info.top_kernels}
+                sources = {kid: s for kid, s in sources.items() if s and s != LEFT_OUT}
+                page = render_html(info, kernel_sources=sources, repros=repros)
+        members: list[tuple[str, bytes | Path]] = [
+            (REPORT_MEMBER, copy),
+            (SUMMARY_MEMBER, markdown.encode("utf-8")),
+        ]
+        if page is not None:
+            members.append((HTML_MEMBER, page.encode("utf-8")))
+        members += [(f"repros/{name}", code.encode("utf-8")) for name, code in repros]
+        write_bundle(zip_path, members)
+    _write_text(md_path, markdown)
+    if html_path is not None and page is not None:
+        _write_text(html_path, page)
+    return Shared(markdown=md_path, bundle=zip_path, html=html_path, repros=tuple(n for n, _ in repros))
+
+
+def repro_files(report: Report) -> list[tuple[str, str]]:
+    """(file name, code) of torch's runnable repro for each failed or graph-breaking frame."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for f in report.frames:
+        if f.status not in _REPRO_STATUSES or "fx_graph_runnable" not in f.graph_kinds:
+            continue
+        code = report.graph(f.compile_id, "fx_graph_runnable", f.rank)
+        if not code or code == LEFT_OUT:
+            continue
+        rank = f"r{f.rank}-" if f.rank is not None else ""
+        name = _safe_name(f"{rank}{f.compile_id}-{f.function or 'frame'}") + ".py"
+        if name in seen:
+            continue
+        seen.add(name)
+        where = location(f.filename, f.line, report.run.cwd)
+        header = (
+            f"# Runnable repro from torch (fx_graph_runnable) for frame {f.compile_id},"
+            f" {f.function or '?'}() at {where}: {f.status}.\n"
+            "# Written by `inspectc share`; run it with `python` where torch is installed.\n"
+        )
+        found.append((name, _one_line_comment(header) + code))
+    return found
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._")[:100] or "frame"
+
+
+def _one_line_comment(text: str) -> str:
+    # Report text in the header must stay inside comments: every line gets its own "#".
+    return "".join("# " + line.lstrip("# ") + "\n" for line in text.splitlines())
+
+
+def _sub(redactor: Redactor | None, text: str) -> str:
+    return redactor.sub(text) if redactor else text
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8", errors="replace")
+    os.replace(tmp, path)

@@ -1,0 +1,138 @@
+"""``inspectc check``: a CI gate on a report's graph breaks, recompiles, frames and errors. No torch.
+
+Each limit is compared with the report's count; in a multi-rank report, with the worst rank's
+count (every rank runs the same program, so a limit means "per process"). Graph breaks are
+every break that happened (not unique locations); DDPOptimizer's splits are not breaks.
+Recompiles are frames compiled again because a guard failed. ``--fail-on-error`` fails on
+frames whose compile failed and on a run that ended with an exception or a non-zero exit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from inspectc.readers.analysis import break_groups, one_line
+from inspectc.readers.analysis import printable as _clean
+from inspectc.report.model import STATUS_FAILED, Frame, Run
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_graph_breaks: int | None = None
+    max_recompiles: int | None = None
+    max_frames: int | None = None
+    fail_on_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    what: str  # graph_breaks | recompiles | frames | errors
+    count: int
+    limit: int | None
+    rank: int | None
+    details: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        where = f" on rank {self.rank}" if self.rank is not None else ""
+        if self.limit is None:
+            return f"{self.what.replace('_', ' ')}: {self.count}{where}"
+        return f"{self.what.replace('_', ' ')}: {self.count}{where} > {self.limit} allowed"
+
+
+@dataclass(slots=True)
+class CheckResult:
+    violations: list[Violation] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # worst rank's counts
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResult:
+    by_rank: dict[int | None, list[Frame]] = {}
+    for f in frames:
+        by_rank.setdefault(f.rank, []).append(f)
+    if not by_rank:
+        by_rank[None] = []
+    result = CheckResult()
+    worst: dict[str, tuple[int, int | None, list[Frame]]] = {}
+    for rank, own in by_rank.items():
+        counts = {
+            "graph_breaks": sum(len(f.graph_breaks) for f in own),
+            "recompiles": sum(1 for f in own if f.recompiles),
+            "frames": len(own),
+            "failed": sum(1 for f in own if f.status == STATUS_FAILED),
+        }
+        for name, n in counts.items():
+            if name not in worst or n > worst[name][0]:
+                worst[name] = (n, rank, own)
+    result.counts = {name: n for name, (n, _, _) in worst.items()}
+    ranked = len(by_rank) > 1
+    for name, limit in (
+        ("graph_breaks", limits.max_graph_breaks),
+        ("recompiles", limits.max_recompiles),
+        ("frames", limits.max_frames),
+    ):
+        n, rank, own = worst[name]
+        if limit is not None and n > limit:
+            result.violations.append(
+                Violation(name, n, limit, rank if ranked else None, tuple(_details(name, own)))
+            )
+    if limits.fail_on_error:
+        errors = _errors(frames, run)
+        if errors:
+            result.violations.append(Violation("errors", len(errors), None, None, tuple(errors)))
+    return result
+
+
+def _details(name: str, frames: list[Frame], limit: int = 10) -> list[str]:
+    if name == "graph_breaks":
+        return [f"{g.count}× {g.location}: {one_line(g.reason, 90)}" for g in break_groups(frames)[:limit]]
+    if name == "recompiles":
+        out = []
+        for f in frames:
+            for r in f.recompiles[:1]:
+                out.append(
+                    f"{f.compile_id} {f.function or '?'}() {f.location}: {one_line(r.guard or r.text, 80)}"
+                )
+        return out[:limit]
+    return [f"{f.compile_id} {f.function or '?'}() {f.location}" for f in frames[:limit]]
+
+
+def _errors(frames: Sequence[Frame], run: Run) -> list[str]:
+    out = []
+    for f in frames:
+        if f.failure is not None:
+            rank = f"rank {f.rank} " if f.rank is not None else ""
+            out.append(
+                f"{rank}{f.compile_id} {f.function or '?'}() failed to compile: "
+                f"{f.failure.fail_type or '?'}: {one_line(f.failure.reason, 80)}"
+            )
+    if run.exception:
+        out.append(f"the run ended with {one_line(run.exception, 100)}")
+    elif run.exit_code not in (None, 0):
+        out.append(f"the run exited {run.exit_code}")
+    return out
+
+
+def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
+    c = result.counts
+    if result.ok:
+        parts = [
+            _count("graph breaks", c.get("graph_breaks", 0), limits.max_graph_breaks),
+            _count("recompiles", c.get("recompiles", 0), limits.max_recompiles),
+            _count("frames", c.get("frames", 0), limits.max_frames),
+        ]
+        return f"inspectc check: ok: {report_label}: {', '.join(parts)}"
+    lines = [f"inspectc check: FAILED: {report_label}: {len(result.violations)} limit(s) exceeded"]
+    for v in result.violations:
+        lines.append(f"  {v.headline()}")
+        for d in v.details:
+            lines.append(f"    {_clean(d)}")
+    return "\n".join(lines)
+
+
+def _count(name: str, n: int, limit: int | None) -> str:
+    return f"{n} {name}" + (f" (max {limit})" if limit is not None else "")

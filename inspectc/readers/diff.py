@@ -1,0 +1,440 @@
+"""``inspectc diff A B``: what changed between two runs (a code change, or another torch). No torch.
+
+Structural differences (they make ``inspectc diff`` exit 1, like ``diff``):
+  frames added or removed: matched by rank, file, function and which compile of that function
+  (first, second...), not by line, so an edit above a function does not move its frames;
+  frame status changes (ok -> failed...);
+  graph breaks fixed, new or happening a different number of times: matched by the user's
+  file:line and the break's reason;
+  recompiles added or removed: matched by frame and guard;
+  kernels added, removed or changed: within matched frames, matched by the ops they fuse (the
+  kernel name less its language prefix and index: ``cpp_fused_add_mul_3`` -> ``fused_add_mul``)
+  and compared by source (less the kernel's name and include directories).
+Kernel times are noisy: their ratios (B / A, per call) are shown and change the exit code only
+when asked (``--fail-on-slowdown PCT``). Run metadata (argv, dates, hosts) is never a difference.
+Paths are compared relative to each run's working directory, and inside site-packages or the
+Python library relative to that, so two venvs or checkouts compare equal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspectc.readers.analysis import one_line
+from inspectc.readers.analysis import printable as _clean
+from inspectc.report.model import Frame, Kernel
+from inspectc.report.reader import Report
+
+TIME_SHOWN = 0.05  # kernel time changes shown in text when at least this (5 %)
+TIME_SHARE_GATED = 0.05  # single kernels this share of the time or more gate --fail-on-slowdown
+_LIB_DIR = re.compile(r"^.*/(?:site-packages|dist-packages|lib/python3\.\d+)/")
+_INDEX = re.compile(r"(?:_\d+|:\d+)$")
+_PREFIX = re.compile(r"^(?:triton|cpp|halide|cuda|mps|pallas)_(?:(?:poi|red|per|tem|for|mix|spl|unk)_)?")
+_INCLUDE_DIR = re.compile(r'(#include\s*["<])[^">]*/')
+_CID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
+
+Rank = int | None
+FrameKey = tuple[Rank, str, str, int]  # rank, file, function, n-th compile of that function
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    kind: str  # frame | status | graph_break | recompile | kernel
+    change: str  # added | removed | fixed | new | count | changed
+    what: str  # one line naming the thing
+    before: Any = None
+    after: Any = None
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "change": self.change,
+            "what": self.what,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TimeChange:
+    what: str  # frame and kernel
+    before_us: float  # mean per call
+    after_us: float
+    share: float  # of run A's time per call of the matched kernels
+
+    @property
+    def ratio(self) -> float:
+        return self.after_us / self.before_us if self.before_us > 0 else float("inf")
+
+
+@dataclass(slots=True)
+class RunSide:
+    label: str
+    torch_version: str | None
+    frames: int
+    graph_breaks: int
+    recompiles: int
+    kernels: int
+
+
+@dataclass(slots=True)
+class ReportDiff:
+    a: RunSide
+    b: RunSide
+    changes: list[Change] = field(default_factory=list)
+    times: list[TimeChange] = field(default_factory=list)
+
+    @property
+    def structural(self) -> bool:
+        return bool(self.changes)
+
+    @property
+    def total_time_ratio(self) -> float | None:
+        before = sum(t.before_us for t in self.times)
+        after = sum(t.after_us for t in self.times)
+        return after / before if before > 0 else None
+
+    def slowdowns(self, pct: float) -> list[str]:
+        """What got slower than *pct* percent: the matched kernels' total, or a big kernel."""
+        limit = 1 + pct / 100
+        out = []
+        total = self.total_time_ratio
+        if total is not None and total > limit:
+            out.append(f"kernel time per call of {len(self.times)} matched kernels: ×{total:.2f}")
+        for t in self.times:
+            if t.share >= TIME_SHARE_GATED and t.ratio > limit:
+                out.append(f"{t.what}: ×{t.ratio:.2f} ({t.before_us:.1f}µs -> {t.after_us:.1f}µs)")
+        return out
+
+    def exit_code(self, fail_on_slowdown: float | None = None) -> int:
+        if self.structural:
+            return 1
+        if fail_on_slowdown is not None and self.slowdowns(fail_on_slowdown):
+            return 1
+        return 0
+
+    def to_plain(self, fail_on_slowdown: float | None = None) -> dict[str, Any]:
+        def side(s: RunSide) -> dict[str, Any]:
+            return {
+                "report": s.label,
+                "torch_version": s.torch_version,
+                "frames": s.frames,
+                "graph_breaks": s.graph_breaks,
+                "recompiles": s.recompiles,
+                "kernels": s.kernels,
+            }
+
+        return {
+            "a": side(self.a),
+            "b": side(self.b),
+            "structural": self.structural,
+            "changes": [c.to_plain() for c in self.changes],
+            "kernel_times": [
+                {
+                    "what": t.what,
+                    "before_us": t.before_us,
+                    "after_us": t.after_us,
+                    "ratio": t.ratio,
+                    "share": t.share,
+                }
+                for t in self.times
+            ],
+            "total_time_ratio": self.total_time_ratio,
+            "slowdowns": self.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else [],
+            "exit_code": self.exit_code(fail_on_slowdown),
+        }
+
+
+# ---------------------------------------------------------------------------
+# Normalising what is compared
+
+
+def norm_path(path: str | None, cwd: str | None) -> str:
+    """A path comparable across machines: relative to the run's cwd or to site-packages."""
+    if not path:
+        return "?"
+    path = path.replace("\\", "/")
+    lib = _LIB_DIR.sub("", path)
+    if lib != path:
+        return lib
+    if cwd:
+        base = cwd.replace("\\", "/").rstrip("/") + "/"
+        if path.startswith(base):
+            return path[len(base) :]
+    return path
+
+
+def _text(value: str | None) -> str:
+    return " ".join((value or "").split())
+
+
+def op_signature(kernel: Kernel) -> str:
+    """What a kernel fuses, independent of its language prefix and index."""
+    return _PREFIX.sub("", _INDEX.sub("", kernel.name))
+
+
+def _source_digest(source: str, name: str) -> str:
+    text = _INCLUDE_DIR.sub(r"\1", source.replace(name, "KERNEL"))
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# The comparison
+
+
+@dataclass(slots=True)
+class _Side:
+    report: Report
+    cwd: str | None
+    frames: dict[FrameKey, Frame]
+    kernels: dict[tuple[Rank, str], list[Kernel]]
+    multi_rank: bool
+
+    @classmethod
+    def of(cls, report: Report) -> _Side:
+        cwd = report.run.cwd
+        frames: dict[FrameKey, Frame] = {}
+        seen: Counter[tuple[Rank, str, str]] = Counter()
+        for f in report.frames:
+            base = (f.rank, norm_path(f.filename, cwd), f.function or "?")
+            frames[(*base, seen[base])] = f
+            seen[base] += 1
+        kernels: dict[tuple[Rank, str], list[Kernel]] = {}
+        for k in report.kernels:
+            kernels.setdefault((k.meta.get("rank"), k.compile_id), []).append(k)
+        multi = len({f.rank for f in report.frames}) > 1
+        return cls(report, cwd, frames, kernels, multi)
+
+    def frame_kernels(self, frame: Frame) -> list[Kernel]:
+        return self.kernels.get((frame.rank, frame.compile_id), [])
+
+
+def _side_summary(label: str, report: Report) -> RunSide:
+    frames = report.frames
+    return RunSide(
+        label=label,
+        torch_version=report.run.torch_version,
+        frames=len(frames),
+        graph_breaks=sum(len(f.graph_breaks) for f in frames),
+        recompiles=sum(1 for f in frames if f.recompiles),
+        kernels=sum(f.kernel_count for f in frames),
+    )
+
+
+def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None) -> ReportDiff:
+    """Everything structural that differs from *a* to *b*, and the kernel time ratios."""
+    names = labels or (str(a.path), str(b.path))
+    out = ReportDiff(_side_summary(names[0], a), _side_summary(names[1], b))
+    sa, sb = _Side.of(a), _Side.of(b)
+    multi = sa.multi_rank or sb.multi_rank
+    for key in sa.frames.keys() - sb.frames.keys():
+        out.changes.append(Change("frame", "removed", _frame_what(key, sa.frames[key], multi)))
+    for key in sb.frames.keys() - sa.frames.keys():
+        out.changes.append(Change("frame", "added", _frame_what(key, sb.frames[key], multi)))
+    matched = [(key, sa.frames[key], sb.frames[key]) for key in sa.frames.keys() & sb.frames.keys()]
+    matched.sort(key=lambda m: (m[1].ordinal, m[0][1:]))
+    for key, fa, fb in matched:
+        if fa.status != fb.status:
+            out.changes.append(Change("status", "changed", _frame_what(key, fb, multi), fa.status, fb.status))
+    out.changes.extend(_break_changes(sa, sb, multi))
+    out.changes.extend(_recompile_changes(sa, sb, multi))
+    for key, fa, fb in matched:
+        changes, times = _kernel_changes(key, fa, fb, sa, sb, multi)
+        out.changes.extend(changes)
+        out.times.extend(times)
+    total = sum(t.before_us for t in out.times)
+    out.times = [
+        TimeChange(t.what, t.before_us, t.after_us, t.before_us / total if total else 0.0) for t in out.times
+    ]
+    order = {"frame": 0, "status": 1, "graph_break": 2, "recompile": 3, "kernel": 4}
+    out.changes.sort(key=lambda c: order.get(c.kind, 9))
+    return out
+
+
+def _rank_prefix(rank: Rank, multi: bool) -> str:
+    return f"r{rank} " if multi and rank is not None else ""
+
+
+def _frame_what(key: FrameKey, frame: Frame, multi: bool) -> str:
+    rank, path, function, nth = key
+    where = f"{path}:{frame.line}" if frame.line is not None else path
+    again = f", compile #{nth + 1}" if nth else ""
+    return f"{_rank_prefix(rank, multi)}{function}() at {where}{again} ({frame.compile_id})"
+
+
+def _breaks(side: _Side) -> Counter[tuple[Rank, str, int | None, str]]:
+    counts: Counter[tuple[Rank, str, int | None, str]] = Counter()
+    for f in side.frames.values():
+        for gb in f.graph_breaks:
+            counts[(f.rank, norm_path(gb.filename, side.cwd), gb.line, _text(gb.reason))] += 1
+    return counts
+
+
+def _break_changes(sa: _Side, sb: _Side, multi: bool) -> list[Change]:
+    ba, bb = _breaks(sa), _breaks(sb)
+    out = []
+    for key in sorted(ba.keys() | bb.keys(), key=lambda k: (str(k[0]), k[1], k[2] or 0, k[3])):
+        rank, path, line, reason = key
+        what = (
+            f"{_rank_prefix(rank, multi)}{path}:{line if line is not None else '?'}  {one_line(reason, 100)}"
+        )
+        before, after = ba.get(key, 0), bb.get(key, 0)
+        if before == after:
+            continue
+        change = "fixed" if not after else "new" if not before else "count"
+        out.append(Change("graph_break", change, what, before, after))
+    return out
+
+
+def _recompiles(side: _Side) -> Counter[tuple[Rank, str, str, str]]:
+    counts: Counter[tuple[Rank, str, str, str]] = Counter()
+    for f in side.frames.values():
+        for rc in f.recompiles:
+            reason = _CID_PREFIX.sub("", _text(rc.guard or rc.text))
+            counts[(f.rank, norm_path(f.filename, side.cwd), f.function or "?", reason)] += 1
+    return counts
+
+
+def _recompile_changes(sa: _Side, sb: _Side, multi: bool) -> list[Change]:
+    ra, rb = _recompiles(sa), _recompiles(sb)
+    out = []
+    for key in sorted(ra.keys() | rb.keys(), key=lambda k: (str(k[0]), k[1], k[2], k[3])):
+        before, after = ra.get(key, 0), rb.get(key, 0)
+        if before == after:
+            continue
+        rank, path, function, reason = key
+        what = f"{_rank_prefix(rank, multi)}{function}() in {path}: {one_line(reason, 100)}"
+        change = "removed" if not after else "added" if not before else "count"
+        out.append(Change("recompile", change, what, before, after))
+    return out
+
+
+def _kernel_changes(
+    key: FrameKey, fa: Frame, fb: Frame, sa: _Side, sb: _Side, multi: bool
+) -> tuple[list[Change], list[TimeChange]]:
+    ka = _by_signature(sa.frame_kernels(fa))
+    kb = _by_signature(sb.frame_kernels(fb))
+    frame = f"{_rank_prefix(key[0], multi)}{key[2]}()"
+    changes: list[Change] = []
+    times: list[TimeChange] = []
+    for sig in sorted(ka.keys() | kb.keys()):
+        left, right = ka.get(sig, []), kb.get(sig, [])
+        for k in left[len(right) :]:
+            changes.append(Change("kernel", "removed", f"{frame} {k.graph_kind}: {k.name}"))
+        for k in right[len(left) :]:
+            changes.append(Change("kernel", "added", f"{frame} {k.graph_kind}: {k.name}"))
+        for x, y in zip(left, right, strict=False):
+            what = f"{frame} {y.graph_kind}: {y.name}"
+            if _changed(sa.report, x, sb.report, y):
+                changes.append(Change("kernel", "changed", what, x.name, y.name))
+            if x.time is not None and y.time is not None and x.time.calls and y.time.calls:
+                times.append(TimeChange(what, x.time.mean_us, y.time.mean_us, 0.0))
+    return changes, times
+
+
+def _by_signature(kernels: Iterable[Kernel]) -> dict[tuple[str, str], list[Kernel]]:
+    out: dict[tuple[str, str], list[Kernel]] = {}
+    for k in kernels:
+        out.setdefault((k.graph_kind, op_signature(k)), []).append(k)
+    return out
+
+
+def _changed(ra: Report, ka: Kernel, rb: Report, kb: Kernel) -> bool:
+    if ka.language != kb.language or ka.kind != kb.kind:
+        return True
+    if ka.language == "extern":
+        return False  # a library call: its "source" is the call site, which names buffers
+    return _source_digest(ra.kernel_source(ka), ka.name) != _source_digest(rb.kernel_source(kb), kb.name)
+
+
+# ---------------------------------------------------------------------------
+# Text
+
+
+_MARK = {"added": "+", "new": "+", "removed": "-", "fixed": "-", "changed": "~", "count": "~"}
+_TITLES = {
+    "frame": "Frames",
+    "status": "Frame status",
+    "graph_break": "Graph breaks",
+    "recompile": "Recompiles",
+    "kernel": "Kernels",
+}
+
+
+def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limit: int = 40) -> str:
+    a, b = diff.a, diff.b
+    lines = [
+        f"inspectc diff: {_clean(a.label)} (torch {a.torch_version or 'not recorded'}) -> "
+        f"{_clean(b.label)} (torch {b.torch_version or 'not recorded'})",
+        _counts_line(a, b),
+    ]
+    for kind, title in _TITLES.items():
+        items = [c for c in diff.changes if c.kind == kind]
+        if not items:
+            continue
+        tally = Counter(c.change for c in items)
+        lines.append("")
+        lines.append(f"{title} ({', '.join(f'{n} {what}' for what, n in tally.items())})")
+        for c in items[:limit]:
+            lines.append(f"  {_MARK.get(c.change, '~')} {c.change:<7} {_clean(c.what)}{_before_after(c)}")
+        if len(items) > limit:
+            lines.append(f"  … {len(items) - limit} more (--json lists all)")
+    lines.extend(_time_lines(diff, fail_on_slowdown, limit))
+    lines.append("")
+    slow = diff.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else []
+    if diff.structural:
+        lines.append(f"{len(diff.changes)} structural difference{'s' * (len(diff.changes) != 1)} (exit 1)")
+    elif slow:
+        lines.append(f"No structural differences; slower than {fail_on_slowdown:g}% (exit 1)")
+    else:
+        lines.append("No structural differences (exit 0)")
+    return "\n".join(lines)
+
+
+def _counts_line(a: RunSide, b: RunSide) -> str:
+    def pair(name: str, x: int, y: int) -> str:
+        return f"{name} {x}" if x == y else f"{name} {x} -> {y}"
+
+    return "  " + ", ".join(
+        (
+            pair("frames", a.frames, b.frames),
+            pair("graph breaks", a.graph_breaks, b.graph_breaks),
+            pair("recompiles", a.recompiles, b.recompiles),
+            pair("kernels", a.kernels, b.kernels),
+        )
+    )
+
+
+def _before_after(c: Change) -> str:
+    if c.kind == "status" or c.change == "count":
+        return f"  ({c.before} -> {c.after})"
+    if c.kind in ("graph_break", "recompile") and (c.before or c.after):
+        return f"  ({max(c.before or 0, c.after or 0)}×)"
+    return ""
+
+
+def _time_lines(diff: ReportDiff, fail_on_slowdown: float | None, limit: int) -> list[str]:
+    if not diff.times:
+        return []
+    shown: Sequence[TimeChange] = sorted(
+        (t for t in diff.times if abs(t.ratio - 1) >= TIME_SHOWN), key=lambda t: -abs(t.ratio - 1)
+    )
+    total = diff.total_time_ratio
+    gate = (
+        f"; fails above {fail_on_slowdown:g}%"
+        if fail_on_slowdown is not None
+        else "; noisy: --fail-on-slowdown PCT makes a slowdown fail"
+    )
+    lines = ["", f"Kernel times (B/A per call, {len(diff.times)} matched kernels{gate})"]
+    for t in shown[:limit]:
+        lines.append(f"  ×{t.ratio:<6.2f} {_clean(t.what)}  {t.before_us:.1f}µs -> {t.after_us:.1f}µs")
+    if not shown:
+        lines.append(f"  no kernel changed by {TIME_SHOWN:.0%} or more")
+    if total is not None:
+        lines.append(f"  total per call: ×{total:.2f}")
+    return lines

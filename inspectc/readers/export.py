@@ -1,0 +1,112 @@
+"""The JSON export: the contract scripts rely on (documented in the README). No torch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspectc import __version__
+from inspectc.readers.analysis import break_groups
+from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
+from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
+from inspectc.report.reader import Report
+
+# Graph kinds every frame lists in "graphs" (null when not recorded).
+_CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")
+
+
+def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
+    run = report.run
+    by_frame: dict[tuple[int | None, str], list[Kernel]] = {}
+    for k in report.kernels:
+        by_frame.setdefault((k.meta.get("rank"), k.compile_id), []).append(k)
+    frames = [_frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames]
+    return {
+        "schema_version": report.schema_version,
+        "inspectc_version": report.inspectc_version or __version__,
+        "torch_version": run.torch_version,
+        "run": to_plain(run),
+        "frames": frames,
+        "graph_breaks": [
+            {
+                "filename": g.filename,
+                "line": g.line,
+                "reason": g.reason,
+                "gb_type": g.gb_type,
+                "gb_id": g.gb_id,
+                "count": g.count,
+                "compile_ids": g.compile_ids,
+            }
+            for g in break_groups(report.frames)
+        ],
+        "ddp_splits": export_ddp_splits(report),
+        "rank_differences": export_rank_differences(report),
+    }
+
+
+def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> dict[str, Any]:
+    graphs: dict[str, str | None] = {kind: None for kind in _CONTRACT_GRAPHS}
+    for kind in f.graph_kinds:
+        if kind in GRAPH_KINDS or kind.endswith("_backward"):
+            graphs[kind] = report.graph(f.compile_id, kind, f.rank) if sources else None
+    return {
+        "compile_id": f.compile_id,
+        "rank": f.rank,
+        "function": f.function,
+        "filename": f.filename,
+        "line": f.line,
+        "status": f.status,
+        "failure": to_plain(f.failure),
+        "cache": {"fx_graph": f.cache.get("fx_graph"), "aot_autograd": f.cache.get("aot_autograd")},
+        "user_stack": to_plain(f.user_stack),
+        "graph_breaks": [
+            {
+                "reason": gb.reason,
+                "gb_type": gb.gb_type,
+                "gb_id": gb.gb_id,
+                "explanation": gb.explanation,
+                "hints": list(gb.hints),
+                "filename": gb.filename,
+                "line": gb.line,
+                "user_stack": to_plain(gb.user_stack),
+            }
+            for gb in f.graph_breaks
+        ],
+        "recompile_reasons": [r.text for r in f.recompiles],
+        "recompiles": to_plain(f.recompiles),
+        "guards": [
+            {"kind": g.kind, "source": g.source, "code": g.code, "filename": g.filename, "line": g.line}
+            for g in f.guards
+        ],
+        "guard_count": f.metrics.guard_count,
+        "graphs": graphs,
+        "kernels": [_kernel(report, k, sources) for k in kernels],
+        "compile_time_s": f.metrics.entire_frame_s,
+        "metrics": to_plain(f.metrics),
+        "region_time_us": f.region_time_us,
+        "region_calls": f.region_calls,
+        "cudagraph_skip_reason": f.cudagraph_skip_reason,
+    }
+
+
+def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
+    time = None
+    if k.time is not None:
+        time = {
+            "calls": k.time.calls,
+            "total_us": k.time.total_us,
+            "mean_us": k.time.mean_us,
+            "min_us": k.time.min_us,
+            "max_us": k.time.max_us,
+            "share": k.time.share,
+        }
+    return {
+        "name": k.name,
+        "language": k.language,
+        "kind": k.kind,
+        "source": report.kernel_source(k) if sources else None,
+        "graph": k.graph_kind,
+        "fused_nodes": list(k.fused_nodes),
+        "origins": to_plain(k.origins),
+        "time": time,
+        "meta": to_plain({key: v for key, v in k.meta.items() if key != "rank"}),
+    }

@@ -1,0 +1,473 @@
+"""The Markdown summary for a bug report (``inspectc share``). Pure: report in, text out.
+
+What it shows, in the order a maintainer reads it: the environment (like
+``torch.utils.collect_env``, short), failed frames, graph breaks deduplicated by place and
+reason, recompiles, the slowest kernels, then the frame table. Bulky parts sit in
+``<details>`` blocks. The text never exceeds GitHub's 65,536-character limit for an issue
+body: items are dropped in a fixed order and a note says what was left out.
+
+Everything from the report is data: inline text is escaped (HTML entities and Markdown
+punctuation), code sits in fences longer than any backtick run it contains.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspectc import __version__
+from inspectc.readers.analysis import BreakGroup, break_groups, one_line, totals
+from inspectc.readers.summary import short_path
+from inspectc.report.model import Frame, Kernel
+from inspectc.report.reader import Report
+
+GITHUB_LIMIT = 65_536
+TOP_KERNELS = 10
+LINE_CAP = 300  # characters of report text on one summary line
+DETAILS_CAP = 6_000  # characters of one <details> body
+STACK_CAP = 12  # innermost user-stack frames shown
+_NOTE_RESERVE = 700  # room kept for the truncation note
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
+_PACKAGES = re.compile(r"^.*/(?:site|dist)-packages/")
+
+
+# ---------------------------------------------------------------------------
+# What the summary shows (shared with the HTML renderer)
+
+
+@dataclass(slots=True)
+class ShareInfo:
+    """The facts every rendering shows, gathered once from a (redacted) report."""
+
+    title: str
+    headline: str
+    environment: list[tuple[str, str]]
+    run_lines: list[tuple[str, str]]
+    failures: list[Frame]
+    groups: list[BreakGroup]
+    recompiled: list[Frame]
+    top_kernels: list[Kernel]
+    kernels_total: int
+    frames: list[Frame]
+    capture_errors: list[str]
+    notes: list[str]
+    base: str | None
+    repros: list[str] = field(default_factory=list)
+    bundle_name: str | None = None
+
+
+def clean(text: str | None) -> str:
+    """Report text without control characters or lone surrogates (ANSI escapes, NULs)."""
+    return _CONTROL.sub("\ufffd", text or "").replace("\r\n", "\n")
+
+
+def cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit:,} more characters in the report)"
+
+
+def location(filename: str | None, line: int | None, base: str | None) -> str:
+    """``file.py:LINE``: relative to the run's cwd, or from the package root for libraries."""
+    where = short_path(filename, base) if filename else "?"
+    where = _PACKAGES.sub("", where)
+    return f"{where}:{line}" if line is not None else where
+
+
+def redaction_notes(report: Report) -> list[str]:
+    try:
+        data = json.loads(report.meta.get("redaction") or "null")
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return ["Not redacted: paths, user and host names are as recorded."]
+    notes = []
+    redacted = [str(x) for x in data.get("redacted") or []]
+    if redacted:
+        notes.append("Redacted: " + ", ".join(redacted) + ".")
+    else:
+        notes.append("Not redacted (--no-redact): paths, user and host names are as recorded.")
+    left_out = [str(x) for x in data.get("left_out") or []]
+    if left_out:
+        notes.append("Left out (--no-source): " + ", ".join(left_out) + ".")
+    return notes
+
+
+def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str | None = None) -> ShareInfo:
+    run = report.run
+    frames = report.frames
+    t = totals(frames)
+    script = next((a for a in run.argv if a.endswith(".py")), None) or (run.argv[-1] if run.argv else None)
+    title = f"torch.compile report for {short_path(script, run.cwd)}" if script else "torch.compile report"
+    headline = (
+        f"{plural(t.frames, 'frame')} compiled, {plural(t.graph_breaks, 'graph break')} "
+        f"({t.unique_breaks} unique), {plural(t.recompiles, 'recompiled frame')}, {t.failed} failed, "
+        f"{plural(t.kernels, 'kernel')}, {t.compile_time_s:.1f}s compiling"
+    )
+    gpus = [d for d in run.devices if not d.startswith("cpu:")]
+    cpus = [d.removeprefix("cpu: ") for d in run.devices if d.startswith("cpu:")]
+    environment = [
+        ("torch", run.torch_version or "not recorded"),
+        ("triton", run.triton_version or "not installed"),
+        ("CUDA", run.cuda_version or "none (CPU build or not recorded)"),
+        ("GPU", ", ".join(gpus) or "none recorded"),
+        ("CPU", ", ".join(cpus) or "not recorded"),
+        ("Python", run.python_version or "not recorded"),
+        ("OS", run.platform or "not recorded"),
+        ("inspectc", f"{report.inspectc_version or __version__} (report schema {report.schema_version})"),
+    ]
+    ended = run.end_reason or "running or killed"
+    run_lines = [
+        ("command", shlex.join(run.argv) if run.argv else "not recorded"),
+        ("ended", f"exit code {run.exit_code}" if run.exit_code is not None else ended),
+    ]
+    if run.world_size:
+        run_lines.append(("ranks", f"rank {run.rank} of {run.world_size}"))
+    if run.exception:
+        run_lines.append(("exception", one_line(run.exception, LINE_CAP)))
+    timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
+    return ShareInfo(
+        title=title,
+        headline=headline,
+        environment=environment,
+        run_lines=run_lines,
+        failures=[f for f in frames if f.failure is not None],
+        groups=break_groups(frames),
+        recompiled=[f for f in frames if f.recompiles],
+        top_kernels=timed[:TOP_KERNELS],
+        kernels_total=len(report.kernels),
+        frames=frames,
+        capture_errors=list(run.capture_errors) or _meta_list(report, "capture_errors"),
+        notes=redaction_notes(report),
+        base=run.cwd,
+        repros=list(repros or []),
+        bundle_name=bundle_name,
+    )
+
+
+def _meta_list(report: Report, key: str) -> list[str]:
+    try:
+        value: Any = json.loads(report.meta.get(key) or "[]")
+    except ValueError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def break_details(g: BreakGroup, base: str | None) -> str:
+    """The bulky part of a graph-break group as plain text (explanation, hints, stack)."""
+    ex = g.example
+    lines = []
+    if g.gb_type or g.gb_id:
+        lines.append(f"type: {g.gb_type or '?'}" + (f"  [{g.gb_id}]" if g.gb_id else ""))
+    if ex.explanation:
+        lines.append(f"explanation: {ex.explanation}")
+    if ex.hints:
+        lines.append("hints:")
+        lines += [f"  - {h}" for h in ex.hints]
+    if ex.user_stack:
+        lines.append("user stack (most recent call last):")
+        hidden = len(ex.user_stack) - STACK_CAP
+        if hidden > 0:
+            lines.append(f"  … {plural(hidden, 'earlier frame')}")
+        for s in ex.user_stack[-STACK_CAP:]:
+            lines.append(f"  {location(s.filename, s.line, base)} in {s.function or '?'}")
+            if s.code:
+                lines.append(f"      {s.code.strip()}")
+    if len(g.reason) > LINE_CAP or "\n" in g.reason.strip():
+        lines.append(f"reason: {g.reason}")
+    lines.append("frames: " + ", ".join(g.compile_ids))
+    return "\n".join(lines)
+
+
+def frame_name(f: Frame) -> str:
+    return (f"r{f.rank} " if f.rank is not None else "") + f.compile_id
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def fmt_us(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+
+def md_text(text: str | None, width: int = LINE_CAP) -> str:
+    """One line of report text, safe as Markdown inline text (and inside a table cell)."""
+    line = one_line(clean(text), width)
+    line = html.escape(line, quote=False)
+    return _MD_SPECIAL.sub(r"\\\1", line)
+
+
+def md_code(text: str | None, width: int = LINE_CAP) -> str:
+    """Inline code span that survives any backticks in *text* (not for table cells)."""
+    line = one_line(clean(text), width) or " "
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{ticks}{pad}{line}{pad}{ticks}"
+
+
+def md_fence(text: str, lang: str = "text") -> str:
+    body = clean(text).rstrip("\n")
+    longest = max((len(m) for m in re.findall(r"^\s*(`{3,}|~{3,})", body, re.MULTILINE)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{body}\n{fence}\n"
+
+
+def md_details(summary: str, body: str, lang: str = "text") -> str:
+    summary_html = html.escape(one_line(clean(summary), 120))
+    return f"<details><summary>{summary_html}</summary>\n\n{md_fence(cap(body, DETAILS_CAP), lang)}\n</details>\n"
+
+
+@dataclass(slots=True)
+class _Item:
+    section: str
+    line: str
+    details: str = ""
+
+
+def _items(info: ShareInfo) -> list[_Item]:
+    base = info.base
+    items: list[_Item] = []
+    for f in info.failures:
+        assert f.failure is not None
+        fail = f.failure
+        where = location(fail.filename or f.filename, fail.line or f.line, base)
+        line = (
+            f"- {md_code(frame_name(f))} {md_code((f.function or '?') + '()')} at {md_code(where)}: "
+            f"**{md_text(fail.fail_type or 'failed', 80)}**: {md_text(fail.reason)}\n"
+        )
+        details = ""
+        if fail.reason and (len(fail.reason) > LINE_CAP or "\n" in fail.reason.strip()):
+            details = md_details(f"full error of {frame_name(f)}", fail.reason)
+        items.append(_Item("failed", line, details))
+    for g in info.groups:
+        gid = f" \\[{md_text(g.gb_id, 20)}\\]" if g.gb_id else ""
+        frames = ", ".join(g.compile_ids[:4]) + (", …" if g.count > 4 else "")
+        line = (
+            f"- **{g.count}×** {md_code(location(g.filename, g.line, base))}: {md_text(g.reason)}{gid}"
+            f" (frames {md_text(frames, 80)})\n"
+        )
+        summary = f"details of {location(g.filename, g.line, base)}"
+        items.append(_Item("breaks", line, md_details(summary, break_details(g, base))))
+    for f in info.recompiled:
+        where = location(f.filename, f.line, base)
+        first = f.recompiles[0]
+        earlier = (
+            f" (guard of {md_code(first.earlier_compile_id)} failed)" if first.earlier_compile_id else ""
+        )
+        line = (
+            f"- {md_code(frame_name(f))} {md_code((f.function or '?') + '()')} at {md_code(where)}: "
+            f"{md_text(first.guard or first.text)}{earlier}\n"
+        )
+        full = "\n".join(r.text for r in f.recompiles)
+        details = ""
+        if len(f.recompiles) > 1 or len(full) > LINE_CAP or "\n" in full.strip():
+            details = md_details(f"all {len(f.recompiles)} recompile reasons of {frame_name(f)}", full)
+        items.append(_Item("recompiles", line, details))
+    return items
+
+
+def _kernel_table(info: ShareInfo) -> str:
+    if not info.top_kernels:
+        if not info.kernels_total:
+            return "No kernels were generated (or none recorded).\n"
+        return f"{info.kernels_total} kernels; no kernel times recorded (captured with `--no-timings`?).\n"
+    rows = [
+        "| kernel | frame | calls | total µs | mean µs | share of frame |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for k in info.top_kernels:
+        assert k.time is not None
+        share = f"{k.time.share:.0%}" if k.time.share is not None else "-"
+        rows.append(
+            f"| {md_text(k.name, 80)} | {md_text(k.compile_id, 20)} | {k.time.calls} | "
+            f"{fmt_us(k.time.total_us)} | {fmt_us(k.time.mean_us)} | {share} |"
+        )
+    tail = f"\nTop {len(info.top_kernels)} of {info.kernels_total} kernels by measured time.\n"
+    return "\n".join(rows) + "\n" + tail
+
+
+def _frame_table(info: ShareInfo) -> str:
+    rows = [
+        "| frame | function | location | status | breaks | kernels | compile s | cache |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for f in info.frames:
+        seconds = f"{f.metrics.entire_frame_s:.2f}" if f.metrics.entire_frame_s is not None else "-"
+        rows.append(
+            f"| {md_text(frame_name(f), 20)} | {md_text(f.function or '?', 40)} | "
+            f"{md_text(location(f.filename, f.line, info.base), 80)} | {f.status} | "
+            f"{len(f.graph_breaks)} | {f.kernel_count} | {seconds} | {md_text(f.cache.get('fx_graph') or '-', 10)} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+_SECTIONS = ("failed", "breaks", "recompiles")
+
+
+def render_markdown(info: ShareInfo, *, limit: int = GITHUB_LIMIT) -> str:
+    """The summary as GitHub Markdown, at most *limit* characters."""
+    head, tail, headings = _head(info), _tail(info), _headings(info)
+    errors_part = ""
+    if info.capture_errors:
+        errors_part = "### Capture errors\n\n" + md_details(
+            f"{plural(len(info.capture_errors), 'error')} inspectc met while capturing",
+            "\n".join(info.capture_errors),
+        )
+    parts = {
+        "kernels": f"### Top kernels by time\n\n{_kernel_table(info)}\n",
+        "frames": f"### Frames ({len(info.frames)})\n\n" + _wrap_details("frame table", _frame_table(info)),
+        "errors": errors_part,
+    }
+    room = limit - len(head) - len(tail) - _NOTE_RESERVE - sum(len(h) for h in headings.values())
+    plan = _Plan(room, _items(info), parts)
+    # What a maintainer needs most goes in first; a section's lines stay in order.
+    plan.add_lines("failed")
+    plan.add_details("failed")
+    plan.add_part("kernels")
+    plan.add_lines("recompiles", share=0.2)
+    plan.add_lines("breaks", share=0.6)
+    plan.add_details("breaks")
+    plan.add_details("recompiles")
+    plan.add_lines("breaks")
+    plan.add_lines("recompiles")
+    plan.add_part("frames")
+    plan.add_part("errors")
+
+    body: list[str] = []
+    for key in _SECTIONS:
+        if key in headings:
+            body.append(headings[key])
+            for item in plan.kept_items(key):
+                details = ("\n" + item.details) if id(item) in plan.details else ""
+                body.append(item.line + details + "\n")
+    body += [parts[name] for name in parts if name in plan.parts]
+    text = head + plan.note(info, limit) + "".join(body) + tail
+    assert len(text) <= limit, "share: summary over the limit"  # the plan's budget guarantees it
+    return text
+
+
+class _Plan:
+    """Chooses what fits in *room* characters, in the order it is asked for."""
+
+    def __init__(self, room: int, items: list[_Item], parts: dict[str, str]) -> None:
+        self.room = room
+        self.sections: dict[str, list[_Item]] = {
+            key: [i for i in items if i.section == key] for key in _SECTIONS
+        }
+        self.lines = dict.fromkeys(_SECTIONS, 0)  # leading items of each section kept
+        self.details: set[int] = set()
+        self.all_parts = parts
+        self.parts: set[str] = set()
+
+    def _take(self, cost: int) -> bool:
+        if cost > self.room:
+            return False
+        self.room -= cost
+        return True
+
+    def add_lines(self, key: str, share: float = 1.0) -> None:
+        allowance = int(self.room * share)
+        items = self.sections[key]
+        while self.lines[key] < len(items):
+            cost = len(items[self.lines[key]].line) + 1
+            if cost > allowance or not self._take(cost):
+                return
+            allowance -= cost
+            self.lines[key] += 1
+
+    def add_details(self, key: str) -> None:
+        for item in self.kept_items(key):
+            if item.details and id(item) not in self.details and self._take(len(item.details) + 1):
+                self.details.add(id(item))
+
+    def add_part(self, name: str) -> None:
+        part = self.all_parts[name]
+        if part and self._take(len(part)):
+            self.parts.add(name)
+
+    def kept_items(self, key: str) -> list[_Item]:
+        return self.sections[key][: self.lines[key]]
+
+    def note(self, info: ShareInfo, limit: int) -> str:
+        left: list[str] = []
+        labels = {
+            "failed": "failed frames",
+            "breaks": "graph-break groups",
+            "recompiles": "recompiled frames",
+        }
+        for key, label in labels.items():
+            dropped = len(self.sections[key]) - self.lines[key]
+            if dropped:
+                left.append(f"{dropped} of {len(self.sections[key])} {label}")
+        details = sum(
+            1 for key in _SECTIONS for i in self.kept_items(key) if i.details and id(i) not in self.details
+        )
+        if details:
+            left.append(plural(details, "detail block"))
+        part_labels = {
+            "kernels": "the top kernels",
+            "frames": "the frame table",
+            "errors": "the capture errors",
+        }
+        left += [
+            label for name, label in part_labels.items() if self.all_parts[name] and name not in self.parts
+        ]
+        if not left:
+            return ""
+        where = f" (`inspectc tui {info.bundle_name}`)" if info.bundle_name else ""
+        note = (
+            f"> **Shortened to fit GitHub's {limit:,}-character limit.** Left out: {', '.join(left)}. "
+            f"Everything is in the attached bundle{where}.\n\n"
+        )
+        return note[:_NOTE_RESERVE]
+
+
+def _headings(info: ShareInfo) -> dict[str, str]:
+    found = {}
+    if info.failures:
+        found["failed"] = f"### Failed frames ({len(info.failures)})\n\n"
+    if info.groups:
+        total = sum(g.count for g in info.groups)
+        found["breaks"] = f"### Graph breaks ({len(info.groups)} unique, {total} in all)\n\n"
+    if info.recompiled:
+        found["recompiles"] = f"### Recompiles ({plural(len(info.recompiled), 'frame')})\n\n"
+    return found
+
+
+def _wrap_details(summary: str, markdown: str) -> str:
+    return f"<details><summary>{html.escape(summary)}</summary>\n\n{markdown}\n</details>\n\n"
+
+
+def _head(info: ShareInfo) -> str:
+    parts = [f"## {md_text(info.title, 200)}\n\n", f"{md_text(info.headline)}\n\n"]
+    env = "\n".join(f"{label + ':':<10}{clean(value)[:200]}" for label, value in info.environment)
+    parts.append("<details open><summary>Environment</summary>\n\n" + md_fence(env) + "\n</details>\n\n")
+    run = "\n".join(f"{label + ':':<10}{one_line(clean(value), 400)}" for label, value in info.run_lines)
+    parts.append(md_fence(run) + "\n")
+    return "".join(parts)
+
+
+def _tail(info: ShareInfo) -> str:
+    lines = ["\n---\n\n"]
+    for note in info.notes:
+        lines.append(f"{md_text(note)}  \n")
+    if info.bundle_name:
+        repros = f", {plural(len(info.repros), 'runnable repro')} (`repros/`)" if info.repros else ""
+        lines.append(
+            f"Bundle {md_code(info.bundle_name, 120)}: the report{repros} and this summary; "
+            f"open it with {md_code('inspectc tui ' + info.bundle_name, 160)} or "
+            f"{md_code('inspectc export ' + info.bundle_name + ' --json', 160)}.  \n"
+        )
+    lines.append(f"Made with inspectc {__version__} (`inspectc share`).\n")
+    return "".join(lines)

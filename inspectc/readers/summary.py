@@ -1,0 +1,160 @@
+"""The terminal summary of a report (end of ``inspectc run`` and ``inspectc summary``). No torch."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+
+from inspectc.readers.analysis import break_groups, one_line, printable, totals
+from inspectc.readers.ranks import render_sections
+from inspectc.report.model import Frame, Run
+from inspectc.report.reader import Report
+from inspectc.trace.payloads import extras as compile_extras
+
+MAX_FRAMES = 40
+MAX_BREAKS = 20
+
+
+def short_path(path: str | None, base: str | None = None) -> str:
+    """*path* relative to *base* (default: cwd) when inside it, else as recorded."""
+    if not path:
+        return "?"
+    base = base or os.getcwd()
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _loc(filename: str | None, line: int | None, base: str | None) -> str:
+    where = short_path(filename, base)
+    return f"{where}:{line}" if line is not None else where
+
+
+def _clean(text: str) -> str:
+    return printable(text, keep="\t")
+
+
+def end_text(run: Run) -> str:
+    """How the run ended: its exit code, or what a run that never finished its report means."""
+    if run.exit_code is not None:
+        return f"exit {run.exit_code}"
+    if run.end_reason not in (None, "running"):
+        return f"ended: {run.end_reason}"
+    # "running" is what the report says from the start: killed (SIGKILL, os._exit, a crash),
+    # unless its process is still alive on this machine.
+    if run.pid and run.pid > 0 and run.hostname == socket.gethostname() and _alive(run.pid):
+        return f"still running (pid {run.pid})"
+    return "ended without finishing (killed?)"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True
+    return True
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}s"
+
+
+def render_summary(report: Report, *, report_path: str | None = None) -> str:
+    run = report.run
+    frames = report.frames
+    base = run.cwd
+    t = totals(frames)
+    lines: list[str] = []
+    exit_text = end_text(run)
+    lines.append(
+        f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
+        f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
+        f"({t.unique_breaks} unique), {t.recompiles} recompile{'s' * (t.recompiles != 1)}, "
+        f"{t.failed} failed, {t.kernels} kernels, {t.compile_time_s:.1f}s compiling"
+    )
+    versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
+    if run.argv:
+        versions += f" · {_clean(shlex.join(run.argv))[:80]}"
+    lines.append(f"  {versions} · {exit_text}")
+    if run.exception:
+        lines.append(f"  ended with {_clean(one_line(run.exception))}")
+    backends = compile_extras.backend_line(run.options)
+    if backends:
+        lines.append(f"  {_clean(backends)[:160]}")
+
+    groups = break_groups(frames)
+    if groups:
+        lines.append("")
+        lines.append(f"Graph breaks ({len(groups)} unique, {t.graph_breaks} total)")
+        for g in groups[:MAX_BREAKS]:
+            gid = f" [{g.gb_id}]" if g.gb_id else ""
+            lines.append(
+                f"  {g.count:>3}×  {_loc(g.filename, g.line, base)}  "
+                f"{_clean(one_line(g.reason, 90))}{gid}  ({', '.join(g.compile_ids[:4])}"
+                f"{', …' if g.count > 4 else ''})"
+            )
+        if len(groups) > MAX_BREAKS:
+            lines.append(f"  … {len(groups) - MAX_BREAKS} more")
+
+    recompiled = [f for f in frames if f.recompiles]
+    if recompiled:
+        lines.append("")
+        lines.append(f"Recompiles ({len(recompiled)})")
+        for f in recompiled:
+            for r in f.recompiles[:3]:
+                earlier = f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else ""
+                text = _clean(one_line(r.guard or r.text, 90))
+                lines.append(f"  {f.compile_id:<6} {_clean(f.function or '?')}(): {text}{earlier}")
+
+    failed = [f for f in frames if f.failure is not None]
+    if failed:
+        lines.append("")
+        lines.append(f"Failed frames ({len(failed)})")
+        for f in failed:
+            assert f.failure is not None
+            where = _loc(f.failure.filename or f.filename, f.failure.line or f.line, base)
+            text = compile_extras.failure_text(f.failure.fail_type, f.failure.reason)
+            lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 110))}")
+    lines.extend(compile_extras.summary_lines(frames, _clean, lambda fn, ln: _loc(fn, ln, base)))
+
+    lines.extend(render_sections(report))  # DDP splits, per-rank differences
+
+    if frames:
+        lines.append("")
+        lines.append(_frame_table(frames, base))
+    lines.append("")
+    path = report_path or str(report.path)
+    lines.append(f"Report: {path}")
+    lines.append(
+        f"  open it: inspectc tui {shlex.quote(path)}   ·   JSON: inspectc export {shlex.quote(path)} --json"
+    )
+    # Every part above may hold report text: no escape sequence reaches the terminal.
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in "\n".join(lines))
+
+
+def _frame_table(frames: list[Frame], base: str | None) -> str:
+    rows = [("frame", "function", "location", "status", "breaks", "kernels", "compile", "cache")]
+    for f in frames[:MAX_FRAMES]:
+        cache = f.cache.get("fx_graph") or "-"
+        rows.append(
+            (
+                (f"r{f.rank} " if f.rank is not None else "") + f.compile_id,
+                _clean(f.function or "?")[:28],
+                _loc(f.filename, f.line, base)[-40:],
+                f.status,
+                str(len(f.graph_breaks)),
+                str(f.kernel_count),
+                _seconds(f.metrics.entire_frame_s),
+                cache,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    text = "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    if len(frames) > MAX_FRAMES:
+        text += f"\n  … {len(frames) - MAX_FRAMES} more frames"
+    return text

@@ -1,0 +1,299 @@
+"""Reading a report: frames at once, graphs, sources and events lazily; never writes the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import weakref
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import ReportError
+from inspectc.report.model import Frame, Kernel, Run
+from inspectc.report.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
+from inspectc.report.schema import db_rank as _rank
+from inspectc.report.validate import load_checked as _load
+from inspectc.report.validate import short_error as _short
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    seq: int
+    ts: float | None
+    rank: int | None
+    compile_id: str | None
+    name: str
+    metadata: dict[str, Any]
+    payload_size: int | None
+
+
+def check_path(path: Path) -> None:
+    if not path.exists():
+        raise ReportError(f"no such report: {path}")
+    if path.is_dir():
+        raise ReportError(f"{path} is a directory, not a report file")
+    if not path.is_file():  # a FIFO or a device: reading it could block or never end
+        raise ReportError(f"{path} is not a regular file, not a report")
+
+
+def check_report_file(path: Path) -> None:
+    """Raise :class:`ReportError` with one clear line unless *path* looks like a report."""
+    check_path(path)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        raise ReportError(f"{path} is empty (0 bytes): not an inspectc report")
+    if head != SQLITE_MAGIC:
+        raise ReportError(f"{path} is not an inspectc report (unknown file format)")
+
+
+class Report:
+    """A report opened for reading. Frames load at once; graphs, sources and events lazily."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        check_report_file(self.path)
+        self._recovery: Callable[[], Any] | None = None
+        try:
+            try:
+                self._db = _connect_read_only(self.path)
+                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+            except sqlite3.OperationalError:
+                if not journal(self.path).is_file():
+                    raise
+                # A run killed mid-transaction leaves a hot journal that only a writer may
+                # roll back: roll it back in a private copy, never in the user's file.
+                self._db = self._recovered_copy()
+                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
+            if "no such table" in str(exc):
+                raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
+            raise ReportError(f"{self.path} is not a readable inspectc report ({exc})") from None
+        self.meta: dict[str, str] = {str(k): str(v) for k, v in rows}
+        if self.meta.get("format") != FORMAT:
+            raise ReportError(f"{self.path} is an SQLite database but not an inspectc report")
+        try:
+            version = int(self.meta.get("schema_version", ""))
+        except ValueError:
+            raise ReportError(f"{self.path}: report has no valid schema version") from None
+        if version > SCHEMA_VERSION:
+            raise ReportError(
+                f"{self.path} uses report schema {version}, newer than this inspectc"
+                f" understands ({SCHEMA_VERSION}): upgrade inspectc"
+            )
+        self.schema_version = version
+        self._run = self._load_run()  # checked at open: a corrupt run entry fails here, once
+        self._frames: list[Frame] | None = None
+        self._kernels: list[Kernel] | None = None
+        self._payload = lru_cache(maxsize=16)(self._load_payload)
+
+    def _recovered_copy(self) -> sqlite3.Connection:
+        tmp = tempfile.mkdtemp(prefix="inspectc-recover-")
+        self._recovery = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
+        copy = Path(tmp) / "report.inspectc"
+        try:
+            shutil.copyfile(self.path, copy)
+            shutil.copyfile(journal(self.path), journal(copy))
+        except OSError as exc:
+            raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        self.path = copy
+        db = sqlite3.connect(str(copy), check_same_thread=False)
+        db.text_factory = _text
+        db.execute("PRAGMA query_only=1")
+        return db
+
+    # -- metadata ----------------------------------------------------------------------
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
+            # corrupt schema puts raw bytes in them.
+            raise ReportError(f"{self.path}: report is corrupt or truncated ({exc})") from None
+
+    def _meta_json(self, key: str) -> Any:
+        text = self.meta.get(key)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise ReportError(f"{self.path}: corrupt '{key}' entry in the report") from None
+
+    @property
+    def run(self) -> Run:
+        return self._run
+
+    def _load_run(self) -> Run:
+        data = self._meta_json("run")
+        if not isinstance(data, dict):
+            return Run()
+        return _load(Run, data, f"{self.path}: corrupt run entry")
+
+    @property
+    def inspectc_version(self) -> str | None:
+        return self.meta.get("inspectc_version")
+
+    @property
+    def torch_version(self) -> str | None:
+        return self.run.torch_version
+
+    # -- frames and kernels ------------------------------------------------------------
+    @property
+    def frames(self) -> list[Frame]:
+        if self._frames is None:
+            rows = self._query("SELECT data FROM frames ORDER BY ordinal, rank, compile_id")
+            frames = []
+            for (data,) in rows:
+                try:
+                    plain = json.loads(data)
+                except (ValueError, TypeError, RecursionError) as exc:
+                    raise ReportError(f"{self.path}: corrupt frame entry ({_short(exc)})") from None
+                frames.append(_load(Frame, plain, f"{self.path}: corrupt frame entry"))
+            self._frames = frames
+        return self._frames
+
+    def frame(self, compile_id: str, rank: int | None = None) -> Frame | None:
+        for frame in self.frames:
+            if frame.compile_id == compile_id and (rank is None or frame.rank == rank):
+                return frame
+        return None
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        if self._kernels is None:
+            rows = self._query(
+                "SELECT id, rank, compile_id, name, language, kind, graph_kind, data FROM kernels ORDER BY id"
+            )
+            self._kernels = [_kernel_from_row(row, self.path) for row in rows]
+        return self._kernels
+
+    def frame_kernels(self, compile_id: str, rank: int | None = None) -> list[Kernel]:
+        return [
+            k
+            for k in self.kernels
+            if k.compile_id == compile_id and (rank is None or k.meta.get("rank", rank) == rank)
+        ]
+
+    def kernel_source(self, kernel: Kernel) -> str:
+        rows = self._query("SELECT seq, start, stop FROM kernels WHERE id = ?", (kernel.id,))
+        if not rows:
+            return ""
+        seq, start, stop = rows[0]
+        text = self._payload(seq) or ""
+        return text[_index(start) : _index(stop)]
+
+    def graph(self, compile_id: str, kind: str, rank: int | None = None) -> str | None:
+        rows = self._query(
+            "SELECT seq, start, stop FROM graphs WHERE rank = ? AND compile_id = ? AND kind = ?",
+            (_rank(rank), compile_id, kind),
+        )
+        if not rows:
+            return None
+        seq, start, stop = rows[0]
+        text = self._payload(seq)
+        if text is None:
+            return None
+        return text[_index(start) : _index(stop)]
+
+    def _load_payload(self, seq: int) -> str | None:
+        rows = self._query("SELECT payload FROM events WHERE seq = ?", (seq,))
+        if not rows:
+            return None
+        try:
+            return decompress(rows[0][0])
+        except zlib.error as exc:
+            raise ReportError(f"{self.path}: event {seq}: corrupt payload ({exc})") from None
+
+    # -- raw events --------------------------------------------------------------------
+    def events(
+        self, compile_id: str | None = None, rank: int | None = None, *, limit: int = 100_000
+    ) -> Iterator[EventRow]:
+        sql = "SELECT seq, ts, rank, compile_id, name, metadata, length(payload) FROM events"
+        args: tuple[Any, ...] = ()
+        if compile_id is not None:
+            sql += " WHERE compile_id = ? AND rank = ?"
+            args = (compile_id, _rank(rank))
+        sql += " ORDER BY seq LIMIT ?"
+        for seq, ts, rk, cid, name, meta, size in self._query(sql, args + (limit,)):
+            try:
+                metadata = json.loads(meta)
+            except (ValueError, TypeError, RecursionError):
+                metadata = None
+            if not isinstance(metadata, dict):
+                metadata = {"unparsed": str(meta)}
+            yield EventRow(seq, ts, None if rk == NO_RANK else rk, cid, name, metadata, size)
+
+    def event_payload(self, seq: int) -> str | None:
+        return self._payload(seq)
+
+    def event_count(self) -> int:
+        return int(self._query("SELECT count(*) FROM events")[0][0])
+
+    def close(self) -> None:
+        self._db.close()
+        if self._recovery is not None:
+            self._recovery()
+
+    def __enter__(self) -> Report:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
+    kid, rank, cid, name, language, kind, graph_kind, data = row
+    try:
+        extra = json.loads(data)
+    except (ValueError, TypeError, RecursionError):
+        extra = {}
+    if not isinstance(extra, dict):
+        extra = {}
+    time_data = extra.get("time")
+    meta = dict(extra.get("meta") or {}) if isinstance(extra.get("meta"), dict) else {}
+    if rank != NO_RANK:
+        meta["rank"] = rank
+    origins = extra.get("origins")
+    fused = extra.get("fused_nodes")
+    plain = {
+        "id": kid,
+        "compile_id": cid,
+        "name": name,
+        "language": language,
+        "kind": kind,
+        "graph_kind": graph_kind,
+        "source_size": extra.get("source_size") or 0,
+        "fused_nodes": fused if isinstance(fused, list) else [],
+        "origins": [o for o in origins if isinstance(o, dict)] if isinstance(origins, list) else [],
+        "time": time_data if isinstance(time_data, dict) else None,
+        "meta": meta,
+    }
+    return _load(Kernel, plain, f"{path}: corrupt kernel entry")
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
+    db.text_factory = _text
+    db.execute("PRAGMA busy_timeout=5000")
+    return db
+
+
+def _text(raw: bytes) -> str:
+    # TEXT cells of a corrupt or hostile file may hold invalid UTF-8 (sqlite3 would raise
+    # UnicodeDecodeError on the whole query).
+    return raw.decode("utf-8", "replace")

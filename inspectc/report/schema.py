@@ -1,0 +1,77 @@
+"""The report file's layout: format marker, SQL schema, payload compression. Stdlib only.
+
+Why SQLite (stdlib ``sqlite3``): one file to attach to a bug, transactions so a killed run
+leaves a consistent file holding everything committed so far, and indexed lazy reads so a
+100 MB report opens at once. No pickle: rows are JSON text and zlib-compressed UTF-8.
+
+Tables (schema version in ``SCHEMA_VERSION`` below, changelog in ``CHANGELOG``):
+  meta(key, value)                 format marker, schema version, run info (JSON)
+  events(seq, ts, rank, compile_id, name, metadata, payload)
+                                   every structured-trace event, raw (payload compressed)
+  frames(rank, compile_id, ordinal, data)            one JSON ``Frame`` per compiled frame
+  graphs(rank, compile_id, kind, seq, start, stop)   a slice of an event payload
+  kernels(id, rank, compile_id, name, language, kind, graph_kind, seq, start, stop, data)
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+FORMAT = "inspectc-report"
+
+# Changelog (a report of any other version is refused in one line; older ones are read
+# through ``reader.py``'s migration):
+#   1: first version: meta, events, frames, graphs, kernels tables.
+SCHEMA_VERSION = 1
+NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events(
+    seq INTEGER PRIMARY KEY, ts REAL, rank INTEGER NOT NULL, compile_id TEXT,
+    name TEXT NOT NULL, metadata TEXT NOT NULL, payload BLOB);
+CREATE INDEX IF NOT EXISTS events_by_frame ON events(rank, compile_id);
+CREATE TABLE IF NOT EXISTS frames(
+    rank INTEGER NOT NULL, compile_id TEXT NOT NULL, ordinal INTEGER NOT NULL,
+    data TEXT NOT NULL, PRIMARY KEY(rank, compile_id));
+CREATE TABLE IF NOT EXISTS graphs(
+    rank INTEGER NOT NULL, compile_id TEXT NOT NULL, kind TEXT NOT NULL,
+    seq INTEGER NOT NULL, start INTEGER, stop INTEGER, PRIMARY KEY(rank, compile_id, kind));
+CREATE TABLE IF NOT EXISTS kernels(
+    id INTEGER PRIMARY KEY, rank INTEGER NOT NULL, compile_id TEXT NOT NULL,
+    name TEXT NOT NULL, language TEXT NOT NULL, kind TEXT NOT NULL, graph_kind TEXT NOT NULL,
+    seq INTEGER NOT NULL, start INTEGER NOT NULL, stop INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS kernels_by_frame ON kernels(rank, compile_id);
+"""
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+MAX_PAYLOAD_BYTES = 1 << 30  # one event's text; Inductor output code of huge models is ~100 MB
+
+
+def compress(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+
+def decompress(blob: bytes | None) -> str | None:
+    """A payload's text; ``zlib.error`` when it is corrupt or inflates past the limit."""
+    if blob is None:
+        return None
+    if not isinstance(blob, bytes):
+        raise zlib.error("not compressed data")
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(blob, MAX_PAYLOAD_BYTES)
+    if inflater.unconsumed_tail:  # a zip bomb, not a graph
+        raise zlib.error(f"inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+    if not inflater.eof:
+        raise zlib.error("truncated")
+    return data.decode("utf-8", "replace")
+
+
+def db_rank(rank: int | None) -> int:
+    # A rank SQLite cannot store (a corrupt or hostile log says 2**70) is no rank at all.
+    return rank if rank is not None and 0 <= rank < 2**63 else NO_RANK
+
+
+def journal(path: Path) -> Path:
+    return Path(str(path) + "-journal")

@@ -1,0 +1,304 @@
+"""Writing a report: appended to as the run goes, committed at least every 0.2 s, fork-safe."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import ReportError
+from inspectc.report.model import Frame, Kernel, to_plain
+from inspectc.report.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, compress, journal
+from inspectc.report.schema import db_rank as _rank
+
+
+class ReportWriter:
+    """Appends to a report file; thread-safe; commits at least every ``flush_s`` seconds.
+
+    A background thread commits pending rows so a SIGKILL loses at most ``flush_s`` of
+    events; :meth:`flush` commits now (call it at ends of frames and at exit).
+
+    Writing never raises into the program being captured once the file is open: when the
+    disk fills up or the file goes away, the writer stops for good, rolls back to its last
+    commit (the file stays a readable report) and keeps the reason in :attr:`failure`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, flush_s: float = 0.2) -> None:
+        self.path = Path(path)
+        _check_writable(self.path)
+        self.failure: str | None = None
+        self._lock = threading.RLock()
+        self._dirty = True
+        self._closed = False
+        self._next_seq = 1
+        self._flush_s = flush_s
+        _create_empty_report(self.path)
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=DELETE")
+            self._db.execute("PRAGMA synchronous=OFF")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise ReportError(f"cannot write report {self.path}: {exc}") from None
+        self._dirty = False
+        _WRITERS.add(self)
+        self._wake = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_loop, name="inspectc-flush", daemon=True)
+        self._flusher.start()
+
+    # -- writing -----------------------------------------------------------------------
+    def _write(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor | None:
+        """Run one statement that changes the report; None once writing has stopped."""
+        with self._lock:
+            if self._closed:
+                return None
+            try:
+                cursor = self._db.execute(sql, args)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, _ROW_ERRORS) or _busy(exc):
+                    raise  # this row only (a bad value; a reader held the file too long)
+                self._fail(exc)
+                return None
+            self._dirty = True
+            return cursor
+
+    def _fail(self, exc: BaseException) -> None:
+        """Stop writing for good (disk full, I/O error, file removed); keep the last commit."""
+        self.failure = str(exc) or type(exc).__name__
+        self._closed = True
+        try:
+            self._db.close()  # rolls back the open transaction: the file is as last committed
+        except sqlite3.Error:
+            pass
+
+    def set_meta(self, key: str, value: Any) -> None:
+        if self._closed:
+            return
+        text = value if isinstance(value, str) else json.dumps(to_plain(value))
+        self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, text))
+
+    def add_event(
+        self,
+        *,
+        name: str,
+        metadata: dict[str, Any],
+        payload: str | None,
+        compile_id: str | None,
+        rank: int | None,
+        ts: float | None,
+    ) -> int:
+        if self._closed:
+            return -1
+        blob = compress(payload) if payload is not None else None
+        meta_text = json.dumps(metadata, default=str)
+        with self._lock:
+            seq = self._next_seq
+            self._next_seq += 1
+            self._write(
+                "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (seq, ts, _rank(rank), compile_id, name, meta_text, blob),
+            )
+            return seq
+
+    def put_frame(self, frame: Frame) -> None:
+        if self._closed:
+            return
+        data = json.dumps(to_plain(frame))
+        self._write(
+            "INSERT OR REPLACE INTO frames(rank, compile_id, ordinal, data) VALUES (?, ?, ?, ?)",
+            (_rank(frame.rank), frame.compile_id, frame.ordinal, data),
+        )
+
+    def put_graph(
+        self,
+        *,
+        rank: int | None,
+        compile_id: str,
+        kind: str,
+        seq: int,
+        start: int | None = None,
+        stop: int | None = None,
+    ) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO graphs(rank, compile_id, kind, seq, start, stop)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (_rank(rank), compile_id, kind, seq, start, stop),
+        )
+
+    def add_kernel(self, kernel: Kernel, *, rank: int | None, seq: int, start: int, stop: int) -> int:
+        if self._closed:
+            return -1
+        data = json.dumps(_kernel_data(kernel))
+        cursor = self._write(
+            "INSERT INTO kernels(rank, compile_id, name, language, kind, graph_kind, seq, start,"
+            " stop, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                _rank(rank),
+                kernel.compile_id,
+                kernel.name,
+                kernel.language,
+                kernel.kind,
+                kernel.graph_kind,
+                seq,
+                start,
+                stop,
+                data,
+            ),
+        )
+        return int(cursor.lastrowid or -1) if cursor is not None else -1
+
+    def update_kernel(self, kernel: Kernel) -> None:
+        if self._closed:
+            return
+        data = json.dumps(_kernel_data(kernel))
+        self._write("UPDATE kernels SET data = ? WHERE id = ?", (data, kernel.id))
+
+    # -- durability --------------------------------------------------------------------
+    def flush(self) -> None:
+        with self._lock:
+            if self._closed or not self._dirty:
+                return
+            self._commit_locked(begin=True)
+
+    def _commit_locked(self, *, begin: bool) -> None:
+        # in_transaction: a signal that arrived between COMMIT and BEGIN must not leave the
+        # writer unable to commit again.
+        try:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
+            if begin:
+                self._db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            if not _busy(exc):
+                self._fail(exc)
+            return  # busy: a reader holds the file; the transaction stays open, retried next flush
+        self._dirty = False
+
+    def _flush_loop(self) -> None:
+        while not self._wake.wait(self._flush_s):
+            self.flush()
+            if self._closed:
+                return
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._commit_locked(begin=False)
+            if not self._closed:
+                self._closed = True
+                try:
+                    self._db.close()
+                except sqlite3.Error as exc:
+                    self.failure = str(exc)
+        _WRITERS.discard(self)
+        self._wake.set()
+
+    def abandon(self) -> None:
+        """Drop the connection without writing (used in forked children)."""
+        self._closed = True
+        self._wake.set()
+
+
+# Errors of one statement (a bad value, a duplicate key): not a reason to stop writing.
+_ROW_ERRORS = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """SQLITE_BUSY/LOCKED: another connection (a reader) held the file past busy_timeout."""
+    return getattr(exc, "sqlite_errorcode", None) in (5, 6) or "locked" in str(exc)
+
+
+def _create_empty_report(path: Path) -> None:
+    """Put a complete empty report (schema, format marker) at *path* in one atomic rename.
+
+    A reader polling the path never sees a half-created file, and a stale journal of an
+    earlier run at the same path is removed first (SQLite would "roll back" the new file
+    with it).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        for stale in (tmp, journal(tmp), journal(path)):
+            if stale.is_file() or stale.is_symlink():
+                stale.unlink()
+        db = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            db.execute("BEGIN")
+            for statement in SCHEMA_SQL.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT INTO meta(key, value) VALUES ('format', ?)", (FORMAT,))
+            db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except (sqlite3.Error, OSError) as exc:
+        tmp.unlink(missing_ok=True)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReportError(f"cannot write report {path}: {why}") from None
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse, with one clear line, a report path that cannot or must not be written."""
+    parent = path.parent
+    if not parent.exists():
+        raise ReportError(f"cannot write report {path}: {parent} does not exist")
+    if not parent.is_dir():
+        raise ReportError(f"cannot write report {path}: {parent} is not a directory")
+    if path.is_dir():
+        raise ReportError(f"cannot write report: {path} is a directory")
+    if path.exists() and not path.is_file():
+        # A device, FIFO or socket (e.g. -o /dev/null): never unlink or overwrite it.
+        raise ReportError(f"cannot write report: {path} is not a regular file")
+
+
+# Writers open in this process. fork() copies a connection; a child that closed its copy
+# while the parent had a write transaction open would roll it back (deleting the parent's
+# journal). So each writer commits and holds its lock across fork(): the child inherits no
+# open write, and never writes (capture abandons the writer in the child).
+_WRITERS: weakref.WeakSet[ReportWriter] = weakref.WeakSet()
+_FORK_HELD: list[ReportWriter] = []
+
+
+def _before_fork() -> None:
+    for writer in list(_WRITERS):
+        writer._lock.acquire()
+        _FORK_HELD.append(writer)
+        if not writer._closed:
+            writer._commit_locked(begin=True)
+
+
+def _after_fork_in_parent() -> None:
+    while _FORK_HELD:
+        _FORK_HELD.pop()._lock.release()
+
+
+def _after_fork_in_child() -> None:
+    while _FORK_HELD:
+        writer = _FORK_HELD.pop()
+        writer._closed = True  # the child's copy never writes
+        writer._lock.release()
+    _WRITERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+    )
+
+
+def _kernel_data(kernel: Kernel) -> dict[str, Any]:
+    return {
+        "source_size": kernel.source_size,
+        "fused_nodes": list(kernel.fused_nodes),
+        "origins": [to_plain(o) for o in kernel.origins],
+        "time": to_plain(kernel.time) if kernel.time else None,
+        "meta": to_plain(kernel.meta),
+    }

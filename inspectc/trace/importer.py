@@ -1,0 +1,264 @@
+"""``inspectc import``: build a report from existing TORCH_TRACE logs (the files tlparse reads).
+
+Records stream from :func:`tracefile.iter_records` into the same :class:`builder.Builder`
+live capture uses, so the same events give the same report. One file, a directory of logs
+(``*.log``, ``*.log.gz``), or several ranks' logs (``dedicated_log_torch_trace_rank_N_*.log``)
+go into one report; each file's rank comes from ``rank_N`` in its name or, failing that,
+from the ``rank`` key of its records. Tolerant: unknown events are kept raw, malformed lines
+are counted (the first few kept in the report's ``import_errors`` meta) and skipped.
+
+Large logs stream: records are never held in a list, and rows are committed in big batches.
+No torch.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from inspectc import __version__
+from inspectc.errors import UsageError
+from inspectc.report.model import Frame, Run
+from inspectc.report.writer import ReportWriter
+from inspectc.trace.builder import Builder
+from inspectc.trace.records import iter_records
+
+LOG_PATTERNS = ("*.log", "*.log.gz")
+KEPT_ERRORS = 5  # malformed-line messages kept in the report (all are counted)
+COMMIT_EVERY = 50_000  # events per transaction
+_RANK_IN_NAME = re.compile(r"rank_(\d+)")
+_RANK_IN_RECORD = re.compile(r'"rank": (\d+)')
+_PEEK_LINES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class LogFile:
+    path: Path
+    rank: int | None
+
+
+@dataclass(slots=True)
+class ImportResult:
+    output: Path
+    files: list[LogFile]
+    bytes_read: int = 0
+    events: int = 0
+    frames: int = 0
+    error_count: int = 0
+    errors: list[str] = field(default_factory=list)
+    torch_version: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ranks(self) -> list[int]:
+        return sorted({f.rank for f in self.files if f.rank is not None})
+
+    def describe(self) -> str:
+        """One line for stderr: what was read, and how many malformed lines were skipped."""
+        mb = self.bytes_read / 1e6
+        files = f"{len(self.files)} log{'s' * (len(self.files) != 1)}"
+        ranks = f", ranks {', '.join(map(str, self.ranks))}" if self.ranks else ""
+        text = (
+            f"inspectc import: {files}{ranks}, {mb:.1f} MB, {self.events} events, "
+            f"{self.frames} frames in {self.seconds:.1f}s -> {self.output}"
+        )
+        if self.error_count:
+            n = self.error_count
+            first = f"; first: {self.errors[0]}" if self.errors else ""
+            text += f"; {n} problem line{'s' * (n != 1)} (malformed records are skipped{first})"
+        return text
+
+
+def rank_from_name(path: Path) -> int | None:
+    match = _RANK_IN_NAME.search(path.name)
+    return int(match.group(1)) if match else None
+
+
+def find_logs(path: str | os.PathLike[str]) -> list[LogFile]:
+    """The logs to import from *path* (a file or a directory), each with its rank if known."""
+    root = Path(path)
+    if not root.exists():
+        raise UsageError(f"no such file or directory: {root}")
+    if root.is_dir():
+        paths = sorted({p for pattern in LOG_PATTERNS for p in root.glob(pattern) if p.is_file()})
+        if not paths:
+            raise UsageError(f"{root} holds no TORCH_TRACE logs (*.log)")
+    else:
+        paths = [root]
+    files = [LogFile(p, _file_rank(p)) for p in paths]
+    _check_distinct_ranks(files)
+    return files
+
+
+def _file_rank(path: Path) -> int | None:
+    rank = rank_from_name(path)
+    if rank is not None:
+        return rank
+    try:
+        with _open_log(path) as stream:
+            for line in itertools.islice(stream, _PEEK_LINES):
+                if not line.startswith("\t"):
+                    match = _RANK_IN_RECORD.search(line)
+                    if match:
+                        return int(match.group(1))
+    except (OSError, EOFError):
+        return None  # reported with a clear message when the file is read for real
+    return None
+
+
+def _check_distinct_ranks(files: list[LogFile]) -> None:
+    # Two logs of one rank (or two with no rank) would overwrite each other's frames.
+    seen: dict[int | None, Path] = {}
+    for f in files:
+        if f.rank in seen:
+            which = f"rank {f.rank}" if f.rank is not None else "no rank"
+            raise UsageError(
+                f"{seen[f.rank].name} and {f.path.name} both have {which}: they look like logs of"
+                " different runs; import them one at a time"
+            )
+        seen[f.rank] = f.path
+
+
+def _open_log(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
+    return open(path, encoding="utf-8", errors="replace", newline="\n")
+
+
+class _ImportWriter(ReportWriter):
+    """A writer for one-shot imports: frames are written once at the end, commits are batched.
+
+    The builder re-writes a frame after each of its events (live capture wants that, so a
+    killed run keeps its frames); for an import only the last version matters.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, flush_s=3600.0)
+        self.pending: dict[tuple[int | None, str], Frame] = {}
+
+    def put_frame(self, frame: Frame) -> None:
+        self.pending[(frame.rank, frame.compile_id)] = frame
+
+    def flush(self) -> None:
+        pass  # commits happen in commit(), every COMMIT_EVERY events
+
+    def commit(self) -> None:
+        super().flush()
+
+    def write_frames(self) -> None:
+        for frame in self.pending.values():
+            super().put_frame(frame)
+        self.pending.clear()
+        self.commit()
+
+
+def import_logs(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    argv: Sequence[str] | None = None,
+) -> ImportResult:
+    """Import the TORCH_TRACE log(s) at *path* into a new report at *output*."""
+    files = find_logs(path)
+    out = Path(output)
+    for f in files:
+        if f.path.resolve() == out.resolve():
+            raise UsageError(f"the report would overwrite its input {f.path}")
+    result = ImportResult(output=out, files=files)
+    started = time.perf_counter()
+    writer = _ImportWriter(out)
+    try:
+        span = _import_files(writer, files, result)
+        result.frames = len(writer.pending)
+        writer.write_frames()
+        if result.events == 0:
+            raise UsageError(
+                f"no structured-trace records in {path} (is it a TORCH_TRACE log?)"
+                + (f": {result.errors[0]}" if result.errors else "")
+            )
+        result.seconds = time.perf_counter() - started
+        _write_meta(writer, result, span, argv)
+    except BaseException:
+        writer.close()
+        out.unlink(missing_ok=True)
+        raise
+    writer.close()
+    return result
+
+
+def _import_files(
+    writer: _ImportWriter, files: list[LogFile], result: ImportResult
+) -> tuple[float | None, float | None]:
+    first_ts: float | None = None
+    last_ts: float | None = None
+    for log in files:
+        builder = Builder(writer, rank=log.rank)
+        on_error = _error_sink(result, log.path.name)
+        try:
+            result.bytes_read += log.path.stat().st_size
+            with _open_log(log.path) as stream:
+                for record in iter_records(
+                    stream, on_error=on_error, year=_year_of(log.path), check_md5=True
+                ):
+                    builder.feed(record.metadata, record.payload, record.timestamp)
+                    if record.timestamp is not None:
+                        first_ts = record.timestamp if first_ts is None else first_ts
+                        last_ts = record.timestamp
+                    result.events += 1
+                    if result.events % COMMIT_EVERY == 0:
+                        writer.commit()
+        except (OSError, EOFError) as exc:  # unreadable or truncated .gz: count it, go on
+            on_error(0, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+        builder.finish()
+        result.torch_version = result.torch_version or builder.torch_version
+    return first_ts, last_ts
+
+
+def _error_sink(result: ImportResult, name: str):  # noqa: ANN202 - an ErrorCallback
+    def on_error(line: int, message: str) -> None:
+        result.error_count += 1
+        if len(result.errors) < KEPT_ERRORS:
+            result.errors.append(f"{name}:{line}: {message}" if line else f"{name}: {message}")
+
+    return on_error
+
+
+def _year_of(path: Path) -> int | None:
+    # The glog prefix has no year: the file's modification year is the best guess.
+    try:
+        return time.localtime(path.stat().st_mtime).tm_year
+    except OSError:
+        return None
+
+
+def _write_meta(
+    writer: ReportWriter,
+    result: ImportResult,
+    span: tuple[float | None, float | None],
+    argv: Sequence[str] | None,
+) -> None:
+    ranks = result.ranks
+    run = Run(
+        argv=tuple(argv or ()),
+        mode="import",
+        started=span[0],
+        ended=span[1],
+        end_reason="imported",
+        torch_version=result.torch_version,
+        rank=ranks[0] if len(result.files) == 1 and ranks else None,
+        world_size=max(ranks) + 1 if ranks else None,
+        options={"sources": [str(f.path) for f in result.files]},
+    )
+    writer.set_meta("inspectc_version", __version__)
+    writer.set_meta("source", "import")
+    writer.set_meta("run", run)
+    errors: dict[str, Any] = {"count": result.error_count, "first": list(result.errors)}
+    writer.set_meta("import_errors", json.dumps(errors))
