@@ -146,7 +146,7 @@ def test_multi_rank_directory(traces_dir: Path, tmp_path: Path) -> None:
     with open_report(out) as report:
         assert {f.rank for f in report.frames} == {0, 1, 2, 3}
         assert report.run.world_size == 4 and report.run.rank is None
-        assert {k.meta["rank"] for k in report.kernels} <= {0, 1, 2, 3}
+        assert {k.rank for k in report.kernels} <= {0, 1, 2, 3}
     data = json.loads(run_cli("export", str(out), "--no-source", check=True).stdout)
     assert all(isinstance(f["rank"], int) for f in data["frames"])
     kinds = {(d["kind"], d["what"].split("(")[0], tuple(d["ranks_with"])) for d in data["rank_differences"]}

@@ -206,7 +206,7 @@ class _Side:
             seen[base] += 1
         kernels: dict[tuple[Rank, str], list[Kernel]] = {}
         for k in report.kernels:
-            kernels.setdefault((k.meta.get("rank"), k.compile_id), []).append(k)
+            kernels.setdefault((k.rank, k.compile_id), []).append(k)
         multi = len({f.rank for f in report.frames}) > 1
         return cls(report, cwd, frames, kernels, multi)
 

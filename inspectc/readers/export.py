@@ -18,7 +18,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
     run = report.run
     by_frame: dict[tuple[int | None, str], list[Kernel]] = {}
     for k in report.kernels:
-        by_frame.setdefault((k.meta.get("rank"), k.compile_id), []).append(k)
+        by_frame.setdefault((k.rank, k.compile_id), []).append(k)
     frames = [_frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames]
     return {
         "schema_version": report.schema_version,
@@ -51,6 +51,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
     return {
         "compile_id": f.compile_id,
         "rank": f.rank,
+        "id": to_plain(f.id),
         "function": f.function,
         "filename": f.filename,
         "line": f.line,
@@ -85,6 +86,9 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         "region_time_us": f.region_time_us,
         "region_calls": f.region_calls,
         "cudagraph_skip_reason": f.cudagraph_skip_reason,
+        "autotuning": to_plain(f.autotuning),
+        "cudagraphs": to_plain(f.cudagraphs),
+        "symbolic_shapes": to_plain(f.symbolic_shapes),
     }
 
 
@@ -101,6 +105,7 @@ def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
         }
     return {
         "name": k.name,
+        "rank": k.rank,
         "language": k.language,
         "kind": k.kind,
         "source": report.kernel_source(k) if sources else None,
@@ -108,5 +113,5 @@ def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,
-        "meta": to_plain({key: v for key, v in k.meta.items() if key != "rank"}),
+        "meta": to_plain(k.meta),
     }

@@ -219,7 +219,7 @@ def _kernel_differences(
 ) -> list[RankDifference]:
     by_frame: dict[tuple[Rank, str], Counter[str]] = {}
     for k in kernels:
-        by_frame.setdefault((k.meta.get("rank"), k.compile_id), Counter())[kernel_signature(k)] += 1
+        by_frame.setdefault((k.rank, k.compile_id), Counter())[kernel_signature(k)] += 1
     out = []
     for key, per_rank in common:
         sets = {r: by_frame.get((r, per_rank[r].compile_id), Counter()) for r in ranks}

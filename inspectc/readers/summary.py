@@ -6,11 +6,11 @@ import os
 import shlex
 import socket
 
+from inspectc.readers import extras as compile_extras
 from inspectc.readers.analysis import break_groups, one_line, printable, totals
 from inspectc.readers.ranks import render_sections
 from inspectc.report.model import Frame, Run
 from inspectc.report.reader import Report
-from inspectc.trace.payloads import extras as compile_extras
 
 MAX_FRAMES = 40
 MAX_BREAKS = 20
@@ -118,7 +118,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         for f in failed:
             assert f.failure is not None
             where = _loc(f.failure.filename or f.filename, f.failure.line or f.line, base)
-            text = compile_extras.failure_text(f.failure.fail_type, f.failure.reason)
+            text = compile_extras.failure_text(f.failure)
             lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 110))}")
     lines.extend(compile_extras.summary_lines(frames, _clean, lambda fn, ln: _loc(fn, ln, base)))
 

@@ -35,6 +35,54 @@ GRAPH_KINDS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, kw_only=True, slots=True, order=True)
+class CompileId:
+    """Which compile of which frame: parsed once where it is read, then carried typed.
+
+    ``frame``/``compile`` are Dynamo's ``frame_id``/``frame_compile_id``; ``attempt`` counts
+    restarts of one compile (``0/0_1``); ``autograd`` is compiled autograd's id (``!1/0/0``);
+    ``rank`` is the process's rank in a distributed run (None otherwise).
+    """
+
+    rank: int | None = None
+    autograd: int | None = None
+    frame: int | None = None
+    compile: int | None = None
+    attempt: int = 0
+
+    @property
+    def text(self) -> str:
+        """The id as Dynamo prints it (without the attempt): "0/1" or "!2/0/1"."""
+        core = f"{self.frame}/{self.compile}" if self.frame is not None else ""
+        if self.autograd is not None:
+            return f"!{self.autograd}/{core}" if core else f"!{self.autograd}"
+        return core or "?"
+
+    def __str__(self) -> str:
+        return self.text + (f"_{self.attempt}" if self.attempt else "")
+
+    @classmethod
+    def parse(cls, text: str, rank: int | None = None) -> CompileId:
+        """Read "0/1", "0/1_2", "!2/0/1" or "!2"; anything else keeps only the rank."""
+        body, _, attempt = text.partition("_")
+        autograd: int | None = None
+        if body.startswith("!"):
+            head, _, body = body[1:].partition("/")
+            autograd = _int_or_none(head)
+        frame, _, compile_ = body.partition("/")
+        return cls(
+            rank=rank,
+            autograd=autograd,
+            frame=_int_or_none(frame),
+            compile=_int_or_none(compile_),
+            attempt=_int_or_none(attempt) or 0,
+        )
+
+
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StackFrame:
     filename: str | None
@@ -80,6 +128,72 @@ class Failure:
     reason: str | None
     filename: str | None = None
     line: int | None = None
+    graph_break: GraphBreak | None = None  # a break that fullgraph=True made fatal, parsed
+
+
+# -- typed extras: autotuning, CUDA graphs, symbolic shapes ----------------------------------
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AutotuneChoice:
+    name: str | None = None
+    desc: str | None = None
+    ms: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Autotune:
+    op: str
+    shapes: str | None = None
+    dtypes: str | None = None
+    strides: str | None = None
+    num_choices: int | None = None
+    num_triton_choices: int | None = None
+    best: str | None = None
+    best_desc: str | None = None
+    best_ms: float | None = None
+    best_triton: str | None = None
+    best_triton_ms: float | None = None
+    seconds: float | None = None
+    choices: tuple[AutotuneChoice, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CudaGraphs:
+    recorded: int = 0
+    record_s: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Symbol:
+    symbol: str
+    source: str | None = None
+    value: str | None = None
+    range: str | None = None
+    unbacked: bool = False
+    filename: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ShapeGuard:
+    expr: str
+    filename: str | None = None
+    line: int | None = None
+    symbols: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Specialization:
+    symbol: str | None = None
+    sources: tuple[str, ...] = ()
+    value: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SymbolicShapes:
+    symbols: tuple[Symbol, ...] = ()
+    guards: tuple[ShapeGuard, ...] = ()
+    specializations: tuple[Specialization, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -119,6 +233,7 @@ class KernelTime:
 class Kernel:
     id: int
     compile_id: str
+    rank: int | None = None
     name: str
     language: str  # triton | cpp | extern
     kind: str
@@ -132,8 +247,9 @@ class Kernel:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Frame:
-    compile_id: str
+    compile_id: str  # the id as Dynamo prints it ("0/1"): the key, with rank, in the report
     rank: int | None = None
+    id: CompileId = field(default_factory=CompileId)  # the same, typed (set by the builder)
     ordinal: int = 0
     function: str | None = None
     filename: str | None = None
@@ -153,12 +269,35 @@ class Frame:
     attempts: int = 0
     cudagraph_skip_reason: str | None = None
     unknown_events: int = 0
+    autotuning: tuple[Autotune, ...] = ()
+    cudagraphs: CudaGraphs | None = None
+    symbolic_shapes: SymbolicShapes | None = None
 
     @property
     def location(self) -> str:
         if self.filename is None:
             return "?"
         return f"{self.filename}:{self.line}" if self.line is not None else self.filename
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CompileBackend:
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    dynamic: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunOptions:
+    """How the report was made: capture's switches (None: not recorded, e.g. an import)."""
+
+    fresh: bool | None = None
+    provenance: bool | None = None
+    timings: bool | None = None
+    profile_window: tuple[int, ...] | None = None  # (skip, count) calls per compiled frame
+    sources: tuple[str, ...] = ()  # imported TORCH_TRACE logs
+    compile_backends: tuple[CompileBackend, ...] = ()
+    registered_backends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -181,7 +320,7 @@ class Run:
     pid: int | None = None
     rank: int | None = None
     world_size: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
 
 
@@ -229,7 +368,16 @@ def from_plain(cls: type[T], data: Any) -> T:
 _NESTED.update(
     {
         GraphBreak: {"user_stack": StackFrame},
+        Failure: {"graph_break": GraphBreak},
+        Autotune: {"choices": AutotuneChoice},
+        SymbolicShapes: {"symbols": Symbol, "guards": ShapeGuard, "specializations": Specialization},
+        RunOptions: {"compile_backends": CompileBackend},
+        Run: {"options": RunOptions},
         Frame: {
+            "id": CompileId,
+            "autotuning": Autotune,
+            "cudagraphs": CudaGraphs,
+            "symbolic_shapes": SymbolicShapes,
             "user_stack": StackFrame,
             "failure": Failure,
             "graph_breaks": GraphBreak,

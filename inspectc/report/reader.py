@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
+from inspectc.report import migrate
 from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
 from inspectc.report.schema import db_rank as _rank
@@ -91,6 +92,8 @@ class Report:
                 f"{self.path} uses report schema {version}, newer than this inspectc"
                 f" understands ({SCHEMA_VERSION}): upgrade inspectc"
             )
+        if version < 1:
+            raise ReportError(f"{self.path}: report schema {version} is not a schema inspectc ever wrote")
         self.schema_version = version
         self._run = self._load_run()  # checked at open: a corrupt run entry fails here, once
         self._frames: list[Frame] | None = None
@@ -159,6 +162,8 @@ class Report:
                     plain = json.loads(data)
                 except (ValueError, TypeError, RecursionError) as exc:
                     raise ReportError(f"{self.path}: corrupt frame entry ({_short(exc)})") from None
+                if isinstance(plain, dict) and self.schema_version < 2:
+                    plain = migrate.frame_v1(plain)
                 frames.append(_load(Frame, plain, f"{self.path}: corrupt frame entry"))
             self._frames = frames
         return self._frames
@@ -182,7 +187,7 @@ class Report:
         return [
             k
             for k in self.kernels
-            if k.compile_id == compile_id and (rank is None or k.meta.get("rank", rank) == rank)
+            if k.compile_id == compile_id and (rank is None or k.rank is None or k.rank == rank)
         ]
 
     def kernel_source(self, kernel: Kernel) -> str:
@@ -262,13 +267,12 @@ def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
         extra = {}
     time_data = extra.get("time")
     meta = dict(extra.get("meta") or {}) if isinstance(extra.get("meta"), dict) else {}
-    if rank != NO_RANK:
-        meta["rank"] = rank
     origins = extra.get("origins")
     fused = extra.get("fused_nodes")
     plain = {
         "id": kid,
         "compile_id": cid,
+        "rank": None if rank == NO_RANK else rank,
         "name": name,
         "language": language,
         "kind": kind,

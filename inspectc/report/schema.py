@@ -23,7 +23,12 @@ FORMAT = "inspectc-report"
 # Changelog (a report of any other version is refused in one line; older ones are read
 # through ``reader.py``'s migration):
 #   1: first version: meta, events, frames, graphs, kernels tables.
-SCHEMA_VERSION = 1
+#   2: frames carry a typed ``id`` (CompileId: rank, autograd, frame, compile, attempt) and
+#      typed ``autotuning``/``cudagraphs``/``symbolic_shapes`` (v1 kept them as dicts in
+#      ``metrics.extra``); a failure carries its parsed ``graph_break``; ``run.options`` is
+#      typed (RunOptions); kernels carry ``rank``. v1 reports are migrated on read
+#      (``migrate.py``); tables are unchanged.
+SCHEMA_VERSION = 2
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
 SCHEMA_SQL = """

@@ -131,7 +131,7 @@ class ReportWriter:
             (_rank(rank), compile_id, kind, seq, start, stop),
         )
 
-    def add_kernel(self, kernel: Kernel, *, rank: int | None, seq: int, start: int, stop: int) -> int:
+    def add_kernel(self, kernel: Kernel, *, seq: int, rank: int | None = None, start: int, stop: int) -> int:
         if self._closed:
             return -1
         data = json.dumps(_kernel_data(kernel))
@@ -139,7 +139,7 @@ class ReportWriter:
             "INSERT INTO kernels(rank, compile_id, name, language, kind, graph_kind, seq, start,"
             " stop, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                _rank(rank),
+                _rank(kernel.rank if rank is None else rank),
                 kernel.compile_id,
                 kernel.name,
                 kernel.language,

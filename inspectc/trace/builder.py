@@ -22,6 +22,7 @@ from inspectc.report.model import (
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
     STATUS_OK,
+    CompileId,
     CompileMetrics,
     Failure,
     Frame,
@@ -129,9 +130,11 @@ class _FrameState:
             status = STATUS_EMPTY
         else:
             status = STATUS_OK
+        extras = self.extras.typed() if self.extras is not None else compile_extras.TypedExtras()
         return Frame(
             compile_id=self.compile_id,
             rank=self.rank,
+            id=CompileId.parse(self.compile_id, self.rank),
             ordinal=self.ordinal,
             function=self.function,
             filename=self.filename,
@@ -143,7 +146,7 @@ class _FrameState:
             graph_breaks=tuple(self.graph_breaks),
             recompiles=tuple(self.recompiles),
             guards=self.guards,
-            metrics=self._metrics(),
+            metrics=self.metrics,
             graph_kinds=tuple(self.graph_kinds),
             kernel_count=len(self.kernels),
             region_time_us=self.region_time_us,
@@ -151,11 +154,10 @@ class _FrameState:
             attempts=self.attempts,
             cudagraph_skip_reason=self.cudagraph_skip_reason,
             unknown_events=self.unknown_events,
+            autotuning=extras.autotuning,
+            cudagraphs=extras.cudagraphs,
+            symbolic_shapes=extras.symbolic_shapes,
         )
-
-    def _metrics(self) -> CompileMetrics:
-        extra = self.extras.as_extra() if self.extras is not None else None
-        return replace(self.metrics, extra={**self.metrics.extra, **extra}) if extra else self.metrics
 
 
 class Builder:
@@ -354,6 +356,7 @@ class Builder:
             kernel = Kernel(
                 id=-1,
                 compile_id=st.compile_id,
+                rank=st.rank,
                 name=span.name,
                 language=span.language,
                 kind=span.kind,
@@ -361,7 +364,7 @@ class Builder:
                 graph_kind=kind,
                 meta=dict(span.meta),
             )
-            kid = self.writer.add_kernel(kernel, rank=st.rank, seq=seq, start=span.start, stop=span.end)
+            kid = self.writer.add_kernel(kernel, seq=seq, start=span.start, stop=span.end)
             st.graph_kernels.append(len(st.kernels))
             st.kernels.append(replace(kernel, id=kid))
 
@@ -502,9 +505,11 @@ class Builder:
         fail_type = _str(data.get("fail_type"))
         if fail_type or data.get("fail_reason"):
             fline = data.get("fail_user_frame_lineno")
+            reason = _str(data.get("fail_reason"))
             st.failure = Failure(
                 fail_type=fail_type,
-                reason=_str(data.get("fail_reason")),
+                reason=reason,
+                graph_break=_graph_break(reason) if fail_type == "Unsupported" and reason else None,
                 filename=_str(data.get("fail_user_frame_filename")),
                 line=fline if isinstance(fline, int) else None,
             )

@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from inspectc import __version__
 from inspectc.errors import UsageError
-from inspectc.report.model import Frame, Run
+from inspectc.report.model import Frame, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 from inspectc.trace.records import iter_records
@@ -255,7 +255,7 @@ def _write_meta(
         torch_version=result.torch_version,
         rank=ranks[0] if len(result.files) == 1 and ranks else None,
         world_size=max(ranks) + 1 if ranks else None,
-        options={"sources": [str(f.path) for f in result.files]},
+        options=RunOptions(sources=tuple(str(f.path) for f in result.files)),
     )
     writer.set_meta("inspectc_version", __version__)
     writer.set_meta("source", "import")

@@ -33,7 +33,7 @@ def frame_key(frame: Frame) -> FrameKey:
 
 
 def kernel_key(kernel: Kernel) -> FrameKey:
-    rank = kernel.meta.get("rank")
+    rank = kernel.rank
     return (rank if isinstance(rank, int) else None, kernel.compile_id)
 
 

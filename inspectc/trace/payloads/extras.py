@@ -21,21 +21,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.report.model import Frame
+from inspectc.report.model import Autotune, CudaGraphs, SymbolicShapes, from_plain
 
 __all__ = [
     "EVENTS",
     "ExtraEvent",
     "FrameExtras",
-    "backend_line",
-    "extra",
-    "failure_text",
+    "TypedExtras",
     "read_event",
-    "summary_lines",
 ]
 
 EVENTS = frozenset(
@@ -52,8 +49,6 @@ MAX_SYMBOLS = 200
 MAX_SHAPE_GUARDS = 200
 MAX_AUTOTUNE_OPS = 100
 MAX_CHOICES = 40
-MAX_SUMMARY_OPS = 12
-MAX_SUMMARY_FRAMES = 8
 
 _AUTOTUNE_SUFFIX = "_template_autotuning"
 _CUDAGRAPH_RECORD = "CUDAGraphNode.record"
@@ -129,6 +124,17 @@ class FrameExtras:
                 }
             )
 
+    def typed(self) -> TypedExtras:
+        """The collected extras as the model's typed values."""
+        plain = self.as_extra()
+        shapes = plain.get("symbolic_shapes")
+        graphs = plain.get("cudagraphs")
+        return TypedExtras(
+            autotuning=tuple(from_plain(Autotune, e) for e in plain.get("autotuning", [])),
+            cudagraphs=from_plain(CudaGraphs, graphs) if graphs else None,
+            symbolic_shapes=from_plain(SymbolicShapes, shapes) if shapes else None,
+        )
+
     def as_extra(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.autotuning:
@@ -145,6 +151,13 @@ class FrameExtras:
                 "specializations": list(self.specializations),
             }
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class TypedExtras:
+    autotuning: tuple[Autotune, ...] = ()
+    cudagraphs: CudaGraphs | None = None
+    symbolic_shapes: SymbolicShapes | None = None
 
 
 def read_event(
@@ -284,121 +297,3 @@ def _text(value: Any) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else str(value)
-
-
-# -- readers ---------------------------------------------------------------------------------
-Clean = Callable[[str], str]
-Locate = Callable[[str | None, int | None], str]
-
-
-def summary_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str]:
-    """Summary sections for CUDA graphs, autotuning and symbolic shapes (empty when none)."""
-    return (
-        _cudagraph_lines(frames, clean)
-        + _autotune_lines(frames, clean)
-        + _symbol_lines(frames, clean, locate)
-    )
-
-
-def extra(frame: Frame, key: str) -> Any:
-    """``frame.metrics.extra[key]`` (None when the frame has none)."""
-    return frame.metrics.extra.get(key) if isinstance(frame.metrics.extra, dict) else None
-
-
-def _cudagraph_lines(frames: list[Frame], clean: Clean) -> list[str]:
-    recorded = [(f, g) for f in frames if isinstance(g := extra(f, "cudagraphs"), dict)]
-    skipped = [f for f in frames if f.cudagraph_skip_reason]
-    if not recorded and not skipped:
-        return []
-    lines = ["", f"CUDA graphs ({len(recorded)} frames recorded, {len(skipped)} skipped)"]
-    for f, g in recorded:
-        lines.append(f"  {f.compile_id:<6} {clean(f.function or '?')}(): recorded ×{g.get('recorded')}")
-    for f in skipped:
-        reason = (f.cudagraph_skip_reason or "").strip().splitlines()[0]
-        lines.append(f"  {f.compile_id:<6} {clean(f.function or '?')}(): skipped: {clean(reason)[:100]}")
-    return lines
-
-
-def _autotune_lines(frames: list[Frame], clean: Clean) -> list[str]:
-    tuned = [(f, e) for f in frames for e in extra(f, "autotuning") or [] if isinstance(e, dict)]
-    if not tuned:
-        return []
-    lines = ["", f"Autotuning ({len(tuned)} op{'s' * (len(tuned) != 1)}; best first)"]
-    for f, e in tuned[:MAX_SUMMARY_OPS]:
-        took = e.get("seconds")
-        lines.append(
-            f"  {f.compile_id:<6} {clean(str(e.get('op')))}({clean(str(e.get('shapes') or '?'))}): "
-            f"{e.get('num_choices', '?')} choices"
-            + (f" in {took:.1f}s" if isinstance(took, (int, float)) else "")
-            + f", picked {clean(str(e.get('best')))} {_ms(e.get('best_ms'))}"
-        )
-        for c in (e.get("choices") or [])[1:4]:
-            if isinstance(c, dict):
-                lines.append(f"           then {clean(str(c.get('name')))} {_ms(c.get('ms'))}")
-    if len(tuned) > MAX_SUMMARY_OPS:
-        lines.append(f"  … {len(tuned) - MAX_SUMMARY_OPS} more")
-    return lines
-
-
-def _unique(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for item in items:
-        if item not in out:
-            out.append(item)
-    return out
-
-
-def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str]:
-    shaped = [(f, s) for f in frames if isinstance(s := extra(f, "symbolic_shapes"), dict)]
-    if not shaped:
-        return []
-    lines = ["", "Symbolic shapes (dynamic sizes and the guards on them)"]
-    for f, s in shaped[:MAX_SUMMARY_FRAMES]:
-        # a restarted analysis (attempt 1) emits the same symbols and guards again: show once
-        symbols = _unique(x for x in s.get("symbols") or [] if isinstance(x, dict))
-        guards = _unique(g for g in s.get("guards") or [] if isinstance(g, dict))
-        names = ", ".join(f"{clean(str(x.get('symbol')))}={clean(str(x.get('source')))}" for x in symbols[:3])
-        more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
-        lines.append(
-            f"  {f.compile_id:<6} {clean(f.function or '?')}(): {names}{more}; "
-            f"{len(guards)} shape guard{'s' * (len(guards) != 1)}"
-        )
-        for g in guards[:3]:
-            where = locate(g.get("filename"), g.get("line")) if g.get("filename") else ""
-            lines.append(f"           {clean(str(g.get('expr')))[:70]}  {where}".rstrip())
-    return lines
-
-
-def backend_line(options: dict[str, Any]) -> str | None:
-    """``torch.compile: aot_eager · registered backends: ...`` when a run used another backend
-    than plain Inductor (or Inductor with mode options); None otherwise."""
-    used = [b for b in options.get("compile_backends") or [] if isinstance(b, dict)]
-    if not used or all(b.get("name") == "inductor" and not b.get("options") for b in used):
-        return None
-    parts = []
-    for b in used:
-        opts = b["options"] if isinstance(b.get("options"), dict) else {}
-        flags = [k if v is True else f"{k}={v}" for k, v in opts.items() if v is not False]
-        if b.get("dynamic") is not None:
-            flags.append(f"dynamic={b['dynamic']}")
-        parts.append(f"{b.get('name')}" + (f" ({', '.join(flags)})" if flags else ""))
-    line = "torch.compile: " + "; ".join(parts)
-    registered = options.get("registered_backends")
-    if any(b.get("name") != "inductor" for b in used) and isinstance(registered, list):
-        line += " · registered backends: " + ", ".join(str(r) for r in registered)
-    return line
-
-
-def failure_text(fail_type: str | None, reason: str | None) -> str:
-    """A failed frame's reason; a graph break that ``fullgraph=True`` made fatal is named."""
-    if fail_type == "Unsupported" and reason:
-        from inspectc.trace.payloads.breaks import parse_break
-
-        parsed = parse_break(reason)
-        gid = f" [{parsed.gb_id}]" if parsed.gb_id else ""
-        return f"graph break{gid}: {parsed.reason}"
-    return f"{fail_type or '?'}: {(reason or '').strip()}"
-
-
-def _ms(value: Any) -> str:
-    return f"{value:.4f} ms" if isinstance(value, (int, float)) else "? ms"

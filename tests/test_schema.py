@@ -1,0 +1,87 @@
+"""Schema versions: v1 reports (a committed real one) open as the v2 model; other versions are
+refused in one line; a new report is written as the current version."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from inspectc.errors import ReportError
+from inspectc.report.model import CompileId, Frame, Kernel, Run
+from inspectc.report.open import open_report
+from inspectc.report.schema import SCHEMA_VERSION
+from inspectc.report.writer import ReportWriter
+
+V1 = Path(__file__).parent / "data" / "reports" / "v1-graph_breaks.inspectc"
+
+
+def test_current_version_is_2() -> None:
+    assert SCHEMA_VERSION == 2
+
+
+def test_v1_report_opens_with_typed_ids_and_kernel_ranks() -> None:
+    with open_report(V1) as r:
+        assert r.schema_version == 1
+        assert r.frames, "the v1 report has frames"
+        for f in r.frames:
+            assert isinstance(f.id, CompileId)
+            assert f.id.text == f.compile_id
+            assert (f.id.frame, f.id.compile) == tuple(int(x) for x in f.compile_id.split("/"))
+        assert all(k.rank is None for k in r.kernels)
+        assert r.run.options.profile_window == (1, 10)
+
+
+@pytest.mark.parametrize("version", ["0", "-1", "3", "999", "two", ""])
+def test_other_versions_are_refused_in_one_line(tmp_path: Path, version: str) -> None:
+    path = tmp_path / "r.inspectc"
+    shutil.copy(V1, path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    db.commit()
+    db.close()
+    with pytest.raises(ReportError):
+        open_report(path)
+    proc = run_cli("summary", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "schema" in proc.stderr, proc.stderr
+
+
+def test_new_report_is_current_version_and_round_trips_typed_fields(tmp_path: Path) -> None:
+    path = tmp_path / "new.inspectc"
+    w = ReportWriter(path)
+    cid = CompileId(rank=3, frame=2, compile=1, attempt=1)
+    w.put_frame(Frame(compile_id=cid.text, rank=3, id=cid))
+    seq = w.add_event(name="inductor_output_code", metadata={}, payload="x", compile_id="2/1", rank=3, ts=None)
+    w.add_kernel(
+        Kernel(id=-1, compile_id="2/1", rank=3, name="k", language="cpp", kind="pointwise", source_size=1),
+        seq=seq,
+        start=0,
+        stop=1,
+    )
+    w.set_meta("run", Run())
+    w.close()
+    with open_report(path) as r:
+        assert r.schema_version == SCHEMA_VERSION
+        assert r.frames[0].id == cid and str(r.frames[0].id) == "2/1_1"
+        assert r.kernels[0].rank == 3
+        assert r.frame_kernels("2/1", 3) == r.kernels
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0/1", CompileId(frame=0, compile=1)),
+        ("0/1_2", CompileId(frame=0, compile=1, attempt=2)),
+        ("!2/0/1", CompileId(autograd=2, frame=0, compile=1)),
+        ("!2", CompileId(autograd=2)),
+        ("nonsense", CompileId()),
+    ],
+)
+def test_compile_id_parses_every_form(text: str, expected: CompileId) -> None:
+    assert CompileId.parse(text) == expected
+    if expected.frame is not None or expected.autograd is not None:
+        assert str(CompileId.parse(text)) == text
