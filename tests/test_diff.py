@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 from conftest import Captures, run_cli
 
-from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, norm_path, op_signature
+from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, op_signature
+from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Kernel
 
 
@@ -93,8 +95,19 @@ def test_kernel_matching_helpers() -> None:
     assert op_signature(k("cpp_fused_add_mul_3")) == "fused_add_mul"
     assert op_signature(k("triton_poi_fused_add_mul_0")) == "fused_add_mul"
     assert op_signature(k("extern_kernels.mm:2")) == "extern_kernels.mm"
-    assert norm_path("/venv/lib/python3.11/site-packages/torch/nn/x.py", "/w") == "torch/nn/x.py"
-    assert norm_path("/w/proj/train.py", "/w/proj") == "train.py"
+
+
+def test_comparable_paths() -> None:
+    assert comparable_path("/venv/lib/python3.11/site-packages/torch/nn/x.py", "/w") == "torch/nn/x.py"
+    assert comparable_path("/w/proj/train.py", "/w/proj") == "train.py"
+    assert comparable_path("/w/proj/train.py", "/w/proj/") == "train.py"
+    assert comparable_path("./train.py", "/elsewhere") == "train.py"
+    assert comparable_path("C:\\w\\proj\\train.py", "C:\\w\\proj") == "train.py"
+    # a run that recorded no directory (an imported log) borrows the other run's
+    assert comparable_path("/w/proj/train.py", None, ["/w/proj"]) == "train.py"
+    assert comparable_path("/w/proj/train.py", "/other", ["/w/proj"]) == "/w/proj/train.py"
+    assert comparable_path("/w/projx/train.py", None, ["/w/proj"]) == "/w/projx/train.py"
+    assert comparable_path(None, "/w") == "?"
 
 
 def test_slowdown_changes_the_exit_code_only_when_asked() -> None:
@@ -151,3 +164,27 @@ def test_cold_and_warm_cache_runs_of_one_program_do_not_differ(captures: Capture
     warm = captures.get("graph_breaks.py", "--size", "64", cache="gb", label="warm")
     code, out, _ = diff(str(cold.report), str(warm.report))
     assert code == 0, out
+
+
+@pytest.mark.capture
+def test_a_captured_run_and_the_imported_log_of_a_plain_run_match(tmp_path: Path) -> None:
+    """``inspectc run step.py`` records ``step.py``; ``python step.py``'s TORCH_TRACE log
+    records ``/abs/path/step.py`` and an imported report has no working directory."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "step.py"
+    script.write_text(SCRIPT)
+    captured, imported = tmp_path / "captured.inspectc", tmp_path / "imported.inspectc"
+    run_cli("run", "-q", "-o", str(captured), "step.py", "--with-break", cwd=tmp_path, check=True)
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace")}
+    subprocess.run(
+        [sys.executable, "step.py", "--with-break"], cwd=tmp_path, env=env, check=True, capture_output=True
+    )
+    run_cli("import", str(tmp_path / "trace"), "-o", str(imported), check=True)
+    frames = json.loads(run_cli("export", str(imported), check=True).stdout)["frames"]
+    assert frames[0]["filename"] == str(script)  # what torch recorded is kept as recorded
+    for a, b in ((imported, captured), (captured, imported)):
+        code, out, _ = diff(str(a), str(b))
+        assert code == 0, out
+        assert "No structural differences" in out

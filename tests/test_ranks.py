@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ def frame(rank: int, cid: str, **kw: Any) -> Frame:
 
 def kernel(rank: int, cid: str, name: str) -> Kernel:
     return Kernel(
-        id=0, compile_id=cid, name=name, language="cpp", kind="pointwise", source_size=1, meta={"rank": rank}
+        id=0, compile_id=cid, rank=rank, name=name, language="cpp", kind="pointwise", source_size=1
     )
 
 
@@ -34,6 +35,21 @@ def test_identical_ranks_have_no_differences() -> None:
     kernels = [kernel(0, "0/0", "cpp_fused_add_0"), kernel(1, "0/0", "cpp_fused_add_0")]
     assert rank_differences(frames, kernels) == []
     assert rank_differences([frame(0, "0/0")]) == []  # one rank: nothing to compare
+
+
+def test_ranks_that_record_one_file_differently_match() -> None:
+    """Rank 0 ran from /home/a/proj (absolute paths), rank 1 from /scratch/proj (relative)."""
+    gb = GraphBreak(reason="print()", filename="/home/a/proj/train.py", line=12)
+    ours = Frame(compile_id="0/0", rank=0, filename="/home/a/proj/train.py", line=10, function="forward")
+    theirs = Frame(compile_id="0/0", rank=1, filename="train.py", line=10, function="forward")
+    frames = [
+        replace(ours, graph_breaks=(gb,)),
+        replace(theirs, graph_breaks=(replace(gb, filename="train.py"),)),
+    ]
+    cwds = {0: "/home/a/proj", 1: "/scratch/proj"}
+    assert rank_differences(frames, cwds=cwds) == []
+    kinds = {d.kind for d in rank_differences(frames)}  # without the directories: two files
+    assert kinds == {"frame", "graph_break"}
 
 
 def test_recompile_break_kernel_and_split_differences() -> None:

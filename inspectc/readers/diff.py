@@ -9,10 +9,12 @@ Structural differences (they make ``inspectc diff`` exit 1, like ``diff``):
   recompiles added or removed: matched by frame and guard;
   kernels added, removed or changed: within matched frames, matched by the ops they fuse (the
   kernel name less its language prefix and index: ``cpp_fused_add_mul_3`` -> ``fused_add_mul``)
-  and compared by source (less the kernel's name and include directories).
+  and compared by source (less the kernel's name, include directories, and the profiling and
+  provenance lines that capture's kernel timings add).
 Kernel times are noisy: their ratios (B / A, per call) are shown and change the exit code only
 when asked (``--fail-on-slowdown PCT``). Run metadata (argv, dates, hosts) is never a difference.
-Paths are compared relative to each run's working directory, and inside site-packages or the
+Paths are compared by :func:`paths.comparable_path`: relative to each run's working directory
+(an imported log, which records none, borrows the other run's), and inside site-packages or the
 Python library relative to that, so two venvs or checkouts compare equal.
 """
 
@@ -27,16 +29,23 @@ from typing import Any
 
 from inspectc.readers.analysis import one_line
 from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
 TIME_SHOWN = 0.05  # kernel time changes shown in text when at least this (5 %)
 TIME_SHARE_GATED = 0.05  # single kernels this share of the time or more gate --fail-on-slowdown
-_LIB_DIR = re.compile(r"^.*/(?:site-packages|dist-packages|lib/python3\.\d+)/")
 _INDEX = re.compile(r"(?:_\d+|:\d+)$")
 _PREFIX = re.compile(r"^(?:triton|cpp|halide|cuda|mps|pallas)_(?:(?:poi|red|per|tem|for|mix|spl|unk)_)?")
 _INCLUDE_DIR = re.compile(r'(#include\s*["<])[^">]*/')
 _CID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
+# What capture's kernel timings and provenance add to generated code (C++ kernel profiling
+# records each call; provenance comments name call sites): not a change of the kernel.
+_INSTRUMENTATION = re.compile(
+    r"^.*(?:RAIIAtenRecordFunctionHandle|#include <torch/csrc/inductor/aoti_runtime/utils\.h>"
+    r"|\[Provenance debug handles\]).*\n?",
+    re.MULTILINE,
+)
 
 Rank = int | None
 FrameKey = tuple[Rank, str, str, int]  # rank, file, function, n-th compile of that function
@@ -154,21 +163,6 @@ class ReportDiff:
 # Normalising what is compared
 
 
-def norm_path(path: str | None, cwd: str | None) -> str:
-    """A path comparable across machines: relative to the run's cwd or to site-packages."""
-    if not path:
-        return "?"
-    path = path.replace("\\", "/")
-    lib = _LIB_DIR.sub("", path)
-    if lib != path:
-        return lib
-    if cwd:
-        base = cwd.replace("\\", "/").rstrip("/") + "/"
-        if path.startswith(base):
-            return path[len(base) :]
-    return path
-
-
 def _text(value: str | None) -> str:
     return " ".join((value or "").split())
 
@@ -179,7 +173,7 @@ def op_signature(kernel: Kernel) -> str:
 
 
 def _source_digest(source: str, name: str) -> str:
-    text = _INCLUDE_DIR.sub(r"\1", source.replace(name, "KERNEL"))
+    text = _INCLUDE_DIR.sub(r"\1", _INSTRUMENTATION.sub("", source).replace(name, "KERNEL"))
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
@@ -195,20 +189,26 @@ class _Side:
     kernels: dict[tuple[Rank, str], list[Kernel]]
     multi_rank: bool
 
+    fallback_cwd: str | None = None  # the other run's, for a run that recorded none
+
     @classmethod
-    def of(cls, report: Report) -> _Side:
+    def of(cls, report: Report, other: Report) -> _Side:
         cwd = report.run.cwd
+        fallback = None if cwd else other.run.cwd
         frames: dict[FrameKey, Frame] = {}
         seen: Counter[tuple[Rank, str, str]] = Counter()
         for f in report.frames:
-            base = (f.rank, norm_path(f.filename, cwd), f.function or "?")
+            base = (f.rank, comparable_path(f.filename, cwd, [fallback]), f.function or "?")
             frames[(*base, seen[base])] = f
             seen[base] += 1
         kernels: dict[tuple[Rank, str], list[Kernel]] = {}
         for k in report.kernels:
             kernels.setdefault((k.rank, k.compile_id), []).append(k)
         multi = len({f.rank for f in report.frames}) > 1
-        return cls(report, cwd, frames, kernels, multi)
+        return cls(report, cwd, frames, kernels, multi, fallback)
+
+    def path(self, path: str | None) -> str:
+        return comparable_path(path, self.cwd, [self.fallback_cwd])
 
     def frame_kernels(self, frame: Frame) -> list[Kernel]:
         return self.kernels.get((frame.rank, frame.compile_id), [])
@@ -230,7 +230,7 @@ def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None)
     """Everything structural that differs from *a* to *b*, and the kernel time ratios."""
     names = labels or (str(a.path), str(b.path))
     out = ReportDiff(_side_summary(names[0], a), _side_summary(names[1], b))
-    sa, sb = _Side.of(a), _Side.of(b)
+    sa, sb = _Side.of(a, b), _Side.of(b, a)
     multi = sa.multi_rank or sb.multi_rank
     for key in sa.frames.keys() - sb.frames.keys():
         out.changes.append(Change("frame", "removed", _frame_what(key, sa.frames[key], multi)))
@@ -271,7 +271,7 @@ def _breaks(side: _Side) -> Counter[tuple[Rank, str, int | None, str]]:
     counts: Counter[tuple[Rank, str, int | None, str]] = Counter()
     for f in side.frames.values():
         for gb in f.graph_breaks:
-            counts[(f.rank, norm_path(gb.filename, side.cwd), gb.line, _text(gb.reason))] += 1
+            counts[(f.rank, side.path(gb.filename), gb.line, _text(gb.reason))] += 1
     return counts
 
 
@@ -296,7 +296,7 @@ def _recompiles(side: _Side) -> Counter[tuple[Rank, str, str, str]]:
     for f in side.frames.values():
         for rc in f.recompiles:
             reason = _CID_PREFIX.sub("", _text(rc.guard or rc.text))
-            counts[(f.rank, norm_path(f.filename, side.cwd), f.function or "?", reason)] += 1
+            counts[(f.rank, side.path(f.filename), f.function or "?", reason)] += 1
     return counts
 
 
@@ -369,8 +369,8 @@ _TITLES = {
 def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limit: int = 40) -> str:
     a, b = diff.a, diff.b
     lines = [
-        f"inspectc diff: {_clean(a.label)} (torch {a.torch_version or 'not recorded'}) -> "
-        f"{_clean(b.label)} (torch {b.torch_version or 'not recorded'})",
+        f"inspectc diff: {_clean(a.label)} (torch {_clean(a.torch_version or 'not recorded')}) -> "
+        f"{_clean(b.label)} (torch {_clean(b.torch_version or 'not recorded')})",
         _counts_line(a, b),
     ]
     for kind, title in _TITLES.items():

@@ -16,12 +16,14 @@ them as DDP splits, not as graph breaks. Graph breaks inside DDP's own Python wr
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
@@ -82,8 +84,39 @@ def compile_index(compile_id: str) -> str:
     return f"{head.split('/')[0]}/{tail}" if head.startswith("!") else tail
 
 
-def frame_key(frame: Frame) -> FrameKey:
-    return (frame.filename, frame.line, frame.function, compile_index(frame.compile_id))
+Cwds = Mapping[Rank, str | None]  # each rank's working directory, where recorded
+
+
+def frame_key(frame: Frame, cwds: Cwds | None = None) -> FrameKey:
+    """Where a frame's code is (its path as :func:`comparable_path` keys it) and which compile."""
+    path = _path(frame.filename, frame.rank, cwds)
+    return (path, frame.line, frame.function, compile_index(frame.compile_id))
+
+
+def _path(filename: str | None, rank: Rank, cwds: Cwds | None) -> str | None:
+    if filename is None:
+        return None
+    cwds = cwds or {}
+    return comparable_path(filename, cwds.get(rank), cwds.values())
+
+
+def rank_cwds(report: Report) -> dict[Rank, str | None]:
+    """Each rank's working directory: from a merged report's inputs, else the run's."""
+    out: dict[Rank, str | None] = {f.rank: report.run.cwd for f in report.frames}
+    try:
+        inputs = json.loads(report.meta.get("ranks") or "[]")
+    except ValueError:
+        inputs = []
+    for item in inputs if isinstance(inputs, list) else []:
+        run = item.get("run") if isinstance(item, dict) else None
+        rank = item.get("rank") if isinstance(item, dict) else None
+        if (
+            isinstance(run, dict)
+            and isinstance(run.get("cwd"), str)
+            and (rank is None or isinstance(rank, int))
+        ):
+            out[rank] = run["cwd"]
+    return out
 
 
 def describe_key(key: FrameKey) -> str:
@@ -107,6 +140,7 @@ def rank_differences(
     frames: Sequence[Frame],
     kernels: Sequence[Kernel] = (),
     splits: Sequence[DdpSplit] = (),
+    cwds: Cwds | None = None,
 ) -> list[RankDifference]:
     """What is not the same on every rank (empty for a run of one rank)."""
     ranks = ranks_of(frames)
@@ -114,10 +148,10 @@ def rank_differences(
         return []
     by_key: dict[FrameKey, dict[Rank, Frame]] = {}
     for f in frames:
-        by_key.setdefault(frame_key(f), {})[f.rank] = f
+        by_key.setdefault(frame_key(f, cwds), {})[f.rank] = f
     common = [(key, per_rank) for key, per_rank in by_key.items() if len(per_rank) == len(ranks)]
-    out = _compile_count_differences(frames, ranks)
-    out.extend(_break_differences(frames, ranks))
+    out = _compile_count_differences(frames, ranks, cwds)
+    out.extend(_break_differences(frames, ranks, cwds))
     for key, per_rank in common:
         out.extend(_frame_differences(key, per_rank, ranks))
     out.extend(_kernel_differences(common, kernels, ranks))
@@ -125,11 +159,14 @@ def rank_differences(
     return out
 
 
-def _compile_count_differences(frames: Sequence[Frame], ranks: list[Rank]) -> list[RankDifference]:
+def _compile_count_differences(
+    frames: Sequence[Frame], ranks: list[Rank], cwds: Cwds | None
+) -> list[RankDifference]:
     """Code that some ranks compiled more often (recompiles) or not at all (frames)."""
     compiles: dict[tuple[str | None, int | None, str | None], dict[Rank, list[Frame]]] = {}
     for f in frames:
-        compiles.setdefault((f.filename, f.line, f.function), {}).setdefault(f.rank, []).append(f)
+        where = (_path(f.filename, f.rank, cwds), f.line, f.function)
+        compiles.setdefault(where, {}).setdefault(f.rank, []).append(f)
     out = []
     for (filename, line, function), per_rank in compiles.items():
         counts = {r: len(per_rank.get(r, ())) for r in ranks}
@@ -165,11 +202,12 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _break_differences(frames: Sequence[Frame], ranks: list[Rank]) -> list[RankDifference]:
+def _break_differences(frames: Sequence[Frame], ranks: list[Rank], cwds: Cwds | None) -> list[RankDifference]:
     counts: dict[tuple[str | None, int | None, str], Counter[Rank]] = {}
     for f in frames:
         for gb in f.graph_breaks:
-            counts.setdefault((gb.filename, gb.line, gb.reason), Counter())[f.rank] += 1
+            key = (_path(gb.filename, f.rank, cwds), gb.line, gb.reason)
+            counts.setdefault(key, Counter())[f.rank] += 1
     out = []
     for (filename, line, reason), per_rank in counts.items():
         if len({per_rank.get(r, 0) for r in ranks}) == 1:
@@ -309,7 +347,8 @@ def export_rank_differences(report: Report) -> list[dict[str, Any]]:
     frames = report.frames
     if len(ranks_of(frames)) < 2:
         return []
-    return [d.to_plain() for d in rank_differences(frames, report.kernels, ddp_splits(report))]
+    diffs = rank_differences(frames, report.kernels, ddp_splits(report), rank_cwds(report))
+    return [d.to_plain() for d in diffs]
 
 
 def export_ddp_splits(report: Report) -> list[dict[str, Any]]:
@@ -326,7 +365,8 @@ def render_sections(report: Report) -> list[str]:
     lines = _render_splits(frames, splits)
     ranks = ranks_of(frames)
     if len(ranks) >= 2:
-        lines.extend(render_differences(rank_differences(frames, report.kernels, splits), ranks))
+        diffs = rank_differences(frames, report.kernels, splits, rank_cwds(report))
+        lines.extend(render_differences(diffs, ranks))
     return lines
 
 
