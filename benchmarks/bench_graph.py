@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -22,12 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from inspectc.readers.graph.fusion import fusion_dot
+from inspectc.readers.graph import fusion_dot
 from inspectc.report.model import Frame, Kernel, KernelTime, Origin
 from inspectc.report.open import open_report
 from inspectc.report.writer import ReportWriter
 
 FILE = "/home/alice/model/transformer.py"
+# A node statement as graphviz writes it: a tab, an ID (quoted or bare) and its attributes.
+NODE_LINE = re.compile(r'^\t+(?!(?:graph|node|edge) \[)("(?:[^"\\]|\\.)*"|\w+) \[', re.MULTILINE)
 T = '"f32[8, 128, 256][32768, 256, 1]cuda:0"'
 S = '"f32[8, 128, 1][128, 1, 1]cuda:0"'
 
@@ -197,9 +200,7 @@ def main() -> None:
             start = time.perf_counter()
             text = fusion_dot(report, "0/0", **kwargs)
             build = time.perf_counter() - start
-            n_nodes = sum(
-                1 for line in text.splitlines() if line.strip().startswith('"') and "->" not in line
-            )
+            n_nodes = len(NODE_LINE.findall(text))
             n_edges = text.count(" -> ")
             svg = work / "out.svg"
             spent = dot_seconds(text, svg, opts.timeout)

@@ -1,4 +1,4 @@
-"""Graphviz export: real `dot` lays out what inspectc.readers.graph.fusion writes; the structure is checked.
+"""Graphviz export: real `dot` lays out what inspectc.readers.graph writes; the structure is checked.
 
 Fusion view: one cluster per generated kernel, whose members are exactly the kernel's
 ``fused_nodes``; edges are the FX graph's data flow (read here with a few lines of
@@ -10,18 +10,24 @@ Reports are golden reports from real capture (no torch) or built with ReportWrit
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
+import graphviz
 import pytest
 from conftest import run_cli
 
-from inspectc.readers.graph.fusion import (
+from inspectc.errors import UsageError
+from inspectc.readers.graph import (
+    GraphvizMissing,
+    RenderError,
     breaks_dot,
     clean,
     fusion_dot,
@@ -32,7 +38,18 @@ from inspectc.readers.graph.fusion import (
     svg,
 )
 from inspectc.report import fxgraph as fxtext
-from inspectc.report.model import Failure, Frame, GraphBreak, Kernel, KernelTime, Origin, Recompile, Run
+from inspectc.report.model import (
+    CompileId,
+    Failure,
+    Frame,
+    GraphBreak,
+    Kernel,
+    KernelTime,
+    Origin,
+    Recompile,
+    Run,
+    StackFrame,
+)
 from inspectc.report.open import open_report
 from inspectc.report.reader import Report
 from inspectc.report.writer import ReportWriter
@@ -97,8 +114,8 @@ def edges(data: dict) -> list[tuple[str, str, dict]]:
 
 
 def fx_name(node_id: str) -> str | None:
-    """``fx:mul_3`` and ``fx:mul_3@k4`` (a copy recomputed in kernel 4) -> ``mul_3``."""
-    return node_id[3:].split("@k")[0] if node_id.startswith("fx:") else None
+    """``fx/mul_3`` and ``fx/mul_3@k4`` (a copy recomputed in kernel 4) -> ``mul_3``."""
+    return node_id[3:].split("@k")[0] if node_id.startswith("fx/") else None
 
 
 _DEF = re.compile(r'^\s+(\w+)(?:: "[^"]*")? = (.*)$')
@@ -215,9 +232,9 @@ def test_inputs_outputs_and_extern_kernels_are_drawn_distinctly(mlp: Report) -> 
     extern = {n for k in mlp.frame_kernels("0/0") if k.language == "extern" for n in k.fused_nodes}
     assert extern
     for name in extern:
-        assert drawn[f"fx:{name}"]["shape"] == "box3d"
-        assert "extern" in drawn[f"fx:{name}"]["label"]
-    inputs = [n for n in drawn if n.startswith("fx:primals_")]
+        assert drawn[f"fx/{name}"]["shape"] == "box3d"
+        assert "extern" in drawn[f"fx/{name}"]["label"]
+    inputs = [n for n in drawn if n.startswith("fx/primals_")]
     assert inputs and all(drawn[n]["shape"] == "invhouse" for n in inputs)
     assert drawn["output"]["shape"] == "house"
     assert "legend" in drawn and "share of frame time" in drawn["legend"]["label"]
@@ -251,11 +268,11 @@ def test_real_sample_renders_svg_png_and_dot(mlp: Report, tmp_path: Path) -> Non
 
 def test_max_nodes_collapses_by_module_then_truncates(mlp_modules: Report) -> None:
     full = layout(fusion_dot(mlp_modules, "0/0"))
-    n_full = len([n for n in nodes(full) if n.startswith("fx:")])
+    n_full = len([n for n in nodes(full) if n.startswith("fx/")])
     small = layout(fusion_dot(mlp_modules, "0/0", max_nodes=20))
     drawn = [n for n in nodes(small) if n not in ("legend", "output")]
     assert len(drawn) <= 20 < n_full
-    assert any(n.startswith(("module:", "kernel:")) for n in drawn)
+    assert any(n.startswith(("module/", "kernel/")) for n in drawn)
     assert "nodes:" in small["label"] or "not shown" in small["label"]
 
 
@@ -272,16 +289,14 @@ def test_module_paths_from_origins(mlp_modules: Report) -> None:
 
 def test_collapse_and_module_filter(mlp_modules: Report) -> None:
     data = layout(fusion_dot(mlp_modules, "0/0", collapse=2))
-    groups = {n for n in nodes(data) if n.startswith("module:")}
-    assert {"module:layers.0", "module:layers.1"} <= groups
+    groups = {n for n in nodes(data) if n.startswith("module/")}
+    assert {"module/layers.0", "module/layers.1"} <= groups
     only = layout(fusion_dot(mlp_modules, "0/0", module="layers[0].fc"))
     kept = {fx_name(n) for n, o in nodes(only).items() if fx_name(n) and "dashed" not in o.get("style", "")}
     assert "addmm" in kept and "addmm_2" not in kept
 
 
 def test_unknown_frame_module_and_graph_are_one_line_errors(mlp: Report) -> None:
-    from inspectc.errors import UsageError
-
     with pytest.raises(UsageError, match="no frame 9/9"):
         fusion_dot(mlp, "9/9")
     with pytest.raises(UsageError, match="no node of module 'nowhere'"):
@@ -297,12 +312,12 @@ def test_break_view_of_a_run_with_several_breaks(golden: Path) -> None:
         frames = report.frames
         data = layout(breaks_dot(report))
     drawn = nodes(data)
-    assert {f"frame:{f.compile_id}" for f in frames} <= set(drawn)
+    assert {f"frame/{f.compile_id}" for f in frames} <= set(drawn)
     visible = [(t, h, e) for t, h, e in edges(data) if e.get("style") != "invis"]
     breaks = [(t, h, e) for t, h, e in visible if "graph break" in e.get("label", "")]
     with_breaks = [f for f in frames if f.graph_breaks]
     assert len(with_breaks) >= 4 and len(breaks) == len(with_breaks)
-    by_id = {f"frame:{f.compile_id}": f for f in frames}
+    by_id = {f"frame/{f.compile_id}": f for f in frames}
     for tail, head, edge in breaks:
         frame = by_id[tail]
         gb = frame.graph_breaks[0]
@@ -312,14 +327,106 @@ def test_break_view_of_a_run_with_several_breaks(golden: Path) -> None:
     assert recompiled
     groups = clusters(data)
     for frame in recompiled:
-        stack = next(m for m in groups.values() if f"frame:{frame.compile_id}" in m)
-        code = frame.compile_id.rsplit("/", 1)[0]
-        assert stack == {f"frame:{f.compile_id}" for f in frames if f.compile_id.rsplit("/", 1)[0] == code}
+        stack = next(m for m in groups.values() if f"frame/{frame.compile_id}" in m)
+        assert stack == {f"frame/{f.compile_id}" for f in frames if f.id.frame == frame.id.frame}
         incoming = [
-            e for t, h, e in visible if h == f"frame:{frame.compile_id}" and "recompile" in e["label"]
+            e for t, h, e in visible if h == f"frame/{frame.compile_id}" and "recompile" in e["label"]
         ]
         assert incoming and all(e["style"] == "dashed" for e in incoming)
         assert "mismatch" in " ".join(e["label"] for e in incoming)  # the failed guard
+
+
+TWO_BREAKS = textwrap.dedent(
+    """
+    import torch
+
+
+    def two_breaks(x):
+        x = torch.sin(x) + 1
+        torch._dynamo.graph_break()
+        x = torch.cos(x) * 2
+        torch._dynamo.graph_break()
+        return torch.tanh(x) - 1
+
+
+    torch.compile(two_breaks)(torch.randn(16))
+    """
+)
+
+
+def break_edges(report: Report) -> dict[str, set[str]]:
+    """Frame -> the frames (or eager nodes) its graph-break edges end at, as `dot` read them."""
+    found: dict[str, set[str]] = {}
+    for tail, head, edge in edges(layout(breaks_dot(report))):
+        if "graph break" in edge.get("label", ""):
+            found.setdefault(tail, set()).add(head)
+    return found
+
+
+@pytest.fixture(scope="module")
+def two_breaks_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real capture of one function with two graph breaks (no golden report has one yet)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed")
+    work = tmp_path_factory.mktemp("two-breaks")
+    (work / "two_breaks.py").write_text(TWO_BREAKS)
+    report = work / "two_breaks.inspectc"
+    run_cli("run", "-q", "-o", str(report), "two_breaks.py", cwd=work, check=True)
+    return report
+
+
+@needs_dot
+@pytest.mark.capture
+@pytest.mark.slow
+def test_second_break_of_a_function_ends_at_the_nested_resume_frame(two_breaks_report: Path) -> None:
+    at_1, at_2 = (n for n, line in enumerate(TWO_BREAKS.splitlines(), 1) if "graph_break()" in line)
+    resume_1, resume_2 = (f"torch_dynamo_resume_in_two_breaks_at_{line}" for line in (at_1, at_2))
+    with open_report(two_breaks_report) as report:
+        frames = {f.function: f"frame/{f.compile_id}" for f in report.frames}
+        # The second resume function is compiled from within the first, named after two_breaks.
+        assert set(frames) == {"two_breaks", resume_1, resume_2}
+        found = break_edges(report)
+    assert found == {
+        frames["two_breaks"]: {frames[resume_1]},
+        frames[resume_1]: {frames[resume_2]},  # was "continues eagerly"
+    }
+
+
+@needs_dot
+def test_breaks_resume_by_the_user_functions_name_and_the_break_line(tmp_path: Path) -> None:
+    def frame(n: int, function: str, line: int, breaks: tuple[int, ...] = ()) -> Frame:
+        stack = (StackFrame(filename="f.py", line=99, function="main"),)
+        return Frame(
+            compile_id=f"{n}/0",
+            id=CompileId(frame=n, compile=0),
+            ordinal=n,
+            function=function,
+            filename="f.py",
+            line=line,
+            status="graph_break" if breaks else "ok",
+            graph_breaks=tuple(
+                GraphBreak(
+                    reason="r",
+                    filename="f.py",
+                    line=b,
+                    user_stack=(*stack, StackFrame(filename="f.py", line=b, function="f")),
+                )
+                for b in breaks
+            ),
+        )
+
+    writer = ReportWriter(tmp_path / "r.inspectc")
+    writer.put_frame(frame(0, "f", 1, breaks=(3,)))
+    writer.put_frame(frame(1, "torch_dynamo_resume_in_f_at_3", 3, breaks=(5,)))
+    writer.put_frame(frame(2, "torch_dynamo_resume_in_f_at_5", 5, breaks=(7,)))  # 7: not compiled
+    writer.put_frame(frame(3, "torch_dynamo_resume_in_g_at_5", 5))  # another function's resume
+    writer.close()
+    with open_report(tmp_path / "r.inspectc") as report:
+        assert break_edges(report) == {
+            "frame/0/0": {"frame/1/0"},
+            "frame/1/0": {"frame/2/0"},
+            "frame/2/0": {"eager/frame/2/0"},
+        }
 
 
 def test_break_view_of_an_empty_report(tmp_path: Path) -> None:
@@ -399,6 +506,34 @@ def test_escaping_helpers() -> None:
     assert quote('say "hi" \\') == '"say \\"hi\\" \\\\"'
     assert quote("a\nb") == '"a\\nb"'
     assert clean("x\x00\x1b\ud800y") == "x\ufffd\ufffd\ufffdy"
+
+
+def test_graphviz_writes_report_text_as_quote_does() -> None:
+    from inspectc.readers.graph.style import ident, plain
+
+    for text in (HOSTILE, "<lambda>", 'a\\"b', "end\\", "node", "two\nlines"):
+        dot = graphviz.Digraph()
+        dot.node(ident(f"fx/{text}"), tooltip=plain(text))
+        dot.edge(ident(f"fx/{text}"), ident("a:b"))  # a colon is a port to graphviz: encoded away
+        assert f"tooltip={quote(text)}" in dot.source
+        data = layout(dot.source)
+        assert {n for n in nodes(data)} == {ident(f"fx/{text}"), "a%3Ab"}
+
+
+@needs_dot
+def test_dot_errors_and_timeouts_are_one_line_render_errors(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    with pytest.raises(RenderError, match=r"dot failed \(exit 1\) writing x.svg: .*syntax error"):
+        render("digraph { a -> }", tmp_path / "x.svg")
+    with pytest.raises(RenderError, match=r"dot failed \(exit 1\) writing the SVG"):
+        svg("digraph { a -> }", timeout_s=60)
+    big = "digraph {" + " ".join(f"n{i} -> n{i + 1};" for i in range(3000)) + "}"
+    with pytest.raises(RenderError, match="dot took more than 0 s for x.png: try --max-nodes"):
+        render(big, tmp_path / "x.png", timeout_s=0.001)
+    assert ET.fromstring(svg("digraph { a -> b }", timeout_s=60)).tag.endswith("svg")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    for timeout_s in (None, 60):
+        with pytest.raises(GraphvizMissing, match="apt-get install graphviz"):
+            svg("digraph { a }", timeout_s=timeout_s)
 
 
 # --------------------------------------------------------------------------- CLI and API

@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    from inspectc.readers.graph.fusion import breaks_dot, fusion_dot, render
+    from inspectc.readers.graph import breaks_dot, fusion_dot, render
     from inspectc.report.open import open_report
 
     if args.max_nodes < 0:
