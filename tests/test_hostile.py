@@ -15,10 +15,12 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import stat
 import subprocess
+import sys
 import tempfile
 import zipfile
 import zlib
@@ -594,3 +596,207 @@ def test_fuzz_inputs_are_real() -> None:
     assert len(BASE_LOG) > 50 and GOLDEN_BYTES.startswith(b"SQLite format 3\x00")
     with open_report(GOLDEN) as r:
         assert isinstance(r, Report) and r.frames
+
+
+# -- every text field planted, every command through a terminal (issue 17, items 4 and 13) -----
+
+# OSC 52 (writes the clipboard), CSI 2J (clears the screen), OSC 8 (a link the text hides).
+TERMINAL_ESCAPES = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"
+# Names GitHub would notify, a C1 CSI, right-to-left override, isolates, NEL, line separator.
+SOCIAL = " @octocat @org/team \x9b2J \u202eevil\u202c \u2066x\u2069 \x85 \u2028 "
+_KEEP_KEYS = {"status", "graph_kinds", "graph_kind"}  # what readers look up by: left as is
+
+
+def taint(value: object, evil: str, key: str = "", *, keys: bool = False) -> object:
+    """*value* with *evil* appended to every string in it (with *keys*, dict keys too)."""
+    if isinstance(value, str):
+        return value if key in _KEEP_KEYS else value + evil
+    if isinstance(value, dict):
+        return {
+            (k + evil if keys else k): taint(v, evil, k, keys=keys or k in ("meta", "cache", "options"))
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [taint(v, evil, key, keys=keys) for v in value]
+    return value
+
+
+def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
+    """A real report with *evil* in every text field (run, frames, kernels, compile ids,
+    event metadata and payloads), written by :class:`ReportWriter` like any report."""
+    from inspectc.report.model import Frame, Kernel, Run, from_plain, to_plain
+    from inspectc.report.writer import ReportWriter
+
+    def typed(cls: type, plain: object) -> object:
+        return from_plain(cls, taint(plain, evil))
+
+    raw = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
+    graphs = raw.execute("SELECT rank, compile_id, kind, seq, start, stop FROM graphs").fetchall()
+    spans = {kid: (seq, a, b) for kid, seq, a, b in raw.execute("SELECT id, seq, start, stop FROM kernels")}
+    raw.close()
+    writer = ReportWriter(target)
+    with open_report(source) as r:
+        writer.set_meta("inspectc_version", (r.inspectc_version or "0") + evil)
+        writer.set_meta("run", typed(Run, to_plain(r.run)))
+        seqs: dict[int, int] = {}
+        for e in r.events():
+            payload = r.event_payload(e.seq)
+            seqs[e.seq] = writer.add_event(
+                name=e.name,
+                metadata=taint(e.metadata, evil, keys=True),  # type: ignore[arg-type]
+                payload=None if payload is None else payload + evil,  # slices stay where they were
+                compile_id=None if e.compile_id is None else e.compile_id + evil,
+                rank=e.rank,
+                ts=e.ts,
+            )
+        for f in r.frames:
+            writer.put_frame(typed(Frame, to_plain(f)))  # type: ignore[arg-type]
+        for k in r.kernels:
+            seq, start, stop = spans[k.id]
+            kernel = typed(Kernel, to_plain(k))
+            writer.add_kernel(kernel, seq=seqs[seq], start=start, stop=stop)  # type: ignore[arg-type]
+    for rank, cid, kind, seq, start, stop in graphs:
+        writer.put_graph(
+            rank=None if rank == -1 else rank,
+            compile_id=cid + evil,
+            kind=kind,
+            seq=seqs[seq],
+            start=start,
+            stop=stop,
+        )
+    writer.close()
+    return target
+
+
+def test_mentions_c1_and_bidi_reach_no_markdown_html_or_json(tmp_path: Path) -> None:
+    report = planted_report(tmp_path / "social.inspectc", SOCIAL)
+    out = tmp_path / "shared"
+    proc = run_cli("share", str(report), "--html", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    markdown = (out / "social.share.md").read_text()
+    page = (out / "social.share.html").read_text()
+    exported = run_cli("export", str(report))
+    assert exported.returncode == 0, exported.stderr
+    unsafe = "\x9b\x85\u202e\u202c\u2066\u2069\u2028"
+    for name, text in (("markdown", markdown), ("html", page), ("json", exported.stdout)):
+        found = sorted({f"U+{ord(ch):04X}" for ch in text if ch in unsafe})
+        assert not found, (name, found)
+    prose = re.sub(r"(`{3,})[^\n]*\n.*?\n\1\n|(`+)[^`]*?\2", "", markdown, flags=re.DOTALL)
+    assert "@octocat" not in prose and "@org/team" not in prose  # nobody is notified (code does not)
+    assert "@\u200doctocat" in markdown  # but the text still reads the same
+    data = json.loads(exported.stdout)  # JSON escapes them: the values stay exact
+    assert all(f["function"].endswith(SOCIAL) for f in data["frames"] if f["function"])
+
+
+def _through_a_terminal(args: list[str], cwd: Path, timeout: float = 120) -> tuple[int, bytes]:
+    """Run the installed CLI with stdout and stderr on a pseudo-terminal; all it wrote."""
+    import pty
+    import select
+    import time
+
+    from conftest import inspectc_cmd
+
+    command = [*inspectc_cmd(), *args]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes the command
+        os.chdir(cwd)
+        os.execv(command[0], command)
+    out = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(fd)
+    if time.monotonic() >= deadline:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), bytes(out)
+
+
+def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path) -> None:
+    evil = TERMINAL_ESCAPES + SOCIAL
+    report = planted_report(tmp_path / "evil.inspectc", evil)
+    other = planted_report(tmp_path / "other.inspectc", evil, GOLDEN)
+    with open_report(report) as r:
+        cid = next(f.compile_id for f in r.frames if "post_grad" in f.graph_kinds)
+    commands = [
+        ["summary", str(report)],
+        ["export", str(report), "--pretty"],
+        ["kernels", str(report)],
+        ["kernels", str(report), "--frame", "nope"],
+        ["share", str(report), "-o", str(tmp_path / "shared")],
+        ["diff", str(other), str(report)],
+        ["diff", str(other), str(report), "--json"],
+        ["check", str(report), "--max-graph-breaks", "0", "--fail-on-error"],
+        ["check", str(report), "--max-graph-breaks", "0", "--json"],
+        ["graph", str(report)],
+        ["graph", str(report), "--frame", "nope"],
+        ["graph", str(report), "--frame", cid],
+        ["merge", str(report), str(other), "-o", str(tmp_path / "merged.inspectc")],
+        ["summary", str(tmp_path / "merged.inspectc")],
+    ]
+    leaks = []
+    for args in commands:
+        code, out = _through_a_terminal(args, tmp_path)
+        assert b"Traceback" not in out, (args, out[-2000:])
+        assert code in (0, 1, 2), (args, code, out[-2000:])
+        text = out.decode("utf-8", "replace")
+        found = sorted({f"U+{ord(ch):04X}" for ch in text if ch in "\x1b\x07\x9b\x85\u202e\u2066\u2028"})
+        if found:
+            leaks.append(
+                f"{args[0]} {' '.join(a for a in args[1:] if not a.startswith(str(tmp_path)))}: {found}"
+            )
+    assert not leaks, "\n".join(leaks)
+
+
+# -- a break's source file, as the TUI reads it (issue 17, item 10) ----------------------------
+
+
+def test_tui_reads_only_bounded_regular_source_files(tmp_path: Path) -> None:
+    """A report naming /proc/self/pagemap at line 10**9 (endless), /proc/kmsg (consumed by
+    reading) or a FIFO (blocks): each gives a note at once, in bounded memory."""
+    pytest.importorskip("inspectc_tui")
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    probe = (
+        "import sys, time\n"
+        "from inspectc_tui.source import excerpt\n"
+        "for name in sys.argv[1:]:\n"
+        "    t = time.monotonic()\n"
+        "    found = excerpt(name, 10**9, run_cwd=None, report_path=None)\n"
+        "    print(name, round(time.monotonic() - t, 2), found.note, len(found.lines))\n"
+    )
+    import resource
+
+    def limit() -> None:  # 2 GiB of address space: a read past the bound fails, not the machine
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    names = ["/proc/self/pagemap", "/proc/kmsg", "/dev/zero", str(fifo)]
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *names], capture_output=True, text=True, timeout=60, preexec_fn=limit
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split(" ", 2) for line in proc.stdout.splitlines()]
+    assert [r[0] for r in rows] == names
+    for name, seconds, note in rows:
+        assert float(seconds) < 2, (name, seconds)
+        assert note.rsplit(" ", 1)[-1] == "0", (name, note)  # no lines shown
+        assert "None" not in note, (name, note)  # a note says why
+
+    from inspectc_tui.source import excerpt
+
+    src = tmp_path / "m.py"
+    src.write_text("x = 1\n" * 100_000)
+    cancelled = excerpt(str(src), 5, run_cwd=None, report_path=None, cancelled=lambda: True)
+    assert cancelled.note == f"reading {src} was cancelled" and not cancelled.lines
+    assert excerpt(str(src), 99_999, run_cwd=None, report_path=None).lines[0] == "x = 1"

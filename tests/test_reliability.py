@@ -9,9 +9,11 @@ time (the machine has two cores).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
+import shutil
 import signal
 import sqlite3
 import stat
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import inspectc_cmd, run_cli
+from conftest import REPORTS, inspectc_cmd, run_cli
 
 from inspectc.report.open import open_report
 
@@ -564,3 +566,67 @@ def test_two_runs_at_once_and_readers_while_writing(scripts: Path, tmp_path: Pat
     assert not failed, failed
     assert opened == sorted(opened)  # frames only ever appear
     assert any("still running" in s.stdout for s in summaries)
+
+
+# -- files inspectc did not create (issue 17, items 5 to 8) ------------------------------------
+
+GOLDEN = REPORTS / "sin_sin.inspectc"
+
+
+def refused(proc: subprocess.CompletedProcess[str], phrase: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    line = one_warning(proc.stderr)
+    assert phrase in line, line
+
+
+def test_failed_import_leaves_what_was_at_o_alone(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.log"
+    bad.write_text("not a trace record\n")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    link = tmp_path / "link.inspectc"
+    link.symlink_to(notes)
+    old = tmp_path / "old.inspectc"
+    shutil.copyfile(GOLDEN, old)
+    (tmp_path / "j.inspectc-journal").write_text("a file that happens to be called this\n")
+    cases = [
+        (notes, "refusing to overwrite"),
+        (link, "is a symbolic link"),
+        (old, "no structured-trace records"),  # a report may be replaced, but only by a good import
+        (tmp_path / "j.inspectc", "is not an SQLite journal"),
+    ]
+    for out, phrase in cases:
+        refused(run_cli("import", str(bad), "-o", str(out)), phrase)
+    assert notes.read_text() == "my notes\n" and link.is_symlink() and link.resolve() == notes
+    assert old.read_bytes() == GOLDEN.read_bytes()
+    assert (tmp_path / "j.inspectc-journal").read_text() == "a file that happens to be called this\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["bad.log", "notes.txt", "link.inspectc", "old.inspectc", "j.inspectc-journal"]
+    )  # no temporary file left behind
+
+
+def test_outputs_never_replace_inputs_scripts_or_links(tmp_path: Path) -> None:
+    script = tmp_path / "io.py"
+    script.write_text("print('the script ran')\n")
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    link = tmp_path / "out.json"
+    link.symlink_to(notes)
+    for args, phrase in [
+        (("run", "-o", str(script), str(script)), "would replace the script"),
+        (("run", "-o", str(notes), str(script)), "refusing to overwrite"),
+        (("export", str(report), "-o", str(report)), "would overwrite its input"),
+        (("export", str(report), "-o", str(link)), "is a symbolic link"),
+        (("export", str(report), "-o", str(notes)), "refusing to overwrite"),
+    ]:
+        proc = run_cli(*args, cwd=tmp_path)
+        refused(proc, phrase)
+        assert "the script ran" not in proc.stdout
+    assert script.read_text() == "print('the script ran')\n" and notes.read_text() == "my notes\n"
+    assert report.read_bytes() == GOLDEN.read_bytes()
+    exported = tmp_path / "r.json"  # an earlier export is replaced
+    for _ in range(2):
+        assert run_cli("export", str(report), "-o", str(exported)).returncode == 0
+    assert json.loads(exported.read_text())["frames"]

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from inspectc.errors import UsageError
+from inspectc.readers.text import printable
 
 DEFAULT_MAX_NODES = 400
 
@@ -69,7 +70,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
                 backward=args.backward,
             )
     if not args.output or args.output == "-":
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text, keep="\n\t"))  # DOT on a terminal: no escapes, no bidi
         return 0
     path = render(text, args.output)
     print(f"wrote {path}", file=sys.stderr)

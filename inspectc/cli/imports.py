@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import UsageError
+from inspectc.readers.text import json_text
 
 
 def register(sub: Any) -> None:
@@ -130,7 +131,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with open_report(args.a) as a, open_report(args.b) as b:
         diff = diff_reports(a, b, labels=(args.a, args.b))
     if args.json:
-        print(json.dumps(diff.to_plain(args.fail_on_slowdown), indent=2, ensure_ascii=False))
+        print(json_text(json.dumps(diff.to_plain(args.fail_on_slowdown), indent=2, ensure_ascii=False)))
     else:
         print(render_diff(diff, fail_on_slowdown=args.fail_on_slowdown))
     return diff.exit_code(args.fail_on_slowdown)
@@ -163,7 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for v in result.violations
             ],
         }
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         print(render_check(result, limits, args.report))
     return 0 if result.ok else 1

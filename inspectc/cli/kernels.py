@@ -48,8 +48,8 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time") -> str:
         rows.append(
             (
                 _clean(k.name)[:60],
-                frame,
-                f"{k.language}/{k.kind}" if k.language != "extern" else "extern",
+                _clean(frame),
+                _clean(f"{k.language}/{k.kind}" if k.language != "extern" else "extern"),
                 _clean(fused_short(k)),
                 str(t.calls) if t else "-",
                 _us(t.mean_us) if t else "-",

@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from inspectc import __version__
 from inspectc.errors import InspectcError, UsageError
+from inspectc.readers.text import printable
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m"}
 _RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}
@@ -96,6 +99,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         stem = Path(rest[0]).stem or "run"
         script_argv = rest
     output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
+    _check_run_output(output, None if opts.module else rest[0])
     launch_dir = os.getcwd()
     status = _status_line() if not opts.quiet else None
 
@@ -125,6 +129,38 @@ def cmd_run(argv: Sequence[str]) -> int:
     if outcome.signal is not None:
         runner.reraise_signal(outcome.signal)
     return outcome.exit_code
+
+
+def _check_run_output(output: Path, script: str | None) -> None:
+    """Refuse, before the script runs, a report path that would replace the script or a file
+    that is not a report (a directory or a device is the writer's: the script runs uncaptured)."""
+    from inspectc.cli.output import shown, why
+    from inspectc.report.writer import replaceable_report
+
+    if script is not None:
+        try:
+            same = os.path.samefile(output, script)
+        except (OSError, ValueError):
+            same = False
+        if same:
+            raise UsageError(
+                f"inspectc run: the report would replace the script {shown(script)}: choose another -o"
+            )
+    try:
+        info = os.lstat(output)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"inspectc run: cannot write the report {shown(output)}: {why(exc)}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise UsageError(
+            f"inspectc run: {shown(output)} is a symbolic link (inspectc does not write through links)"
+        )
+    if stat.S_ISREG(info.st_mode) and not replaceable_report(output):
+        raise UsageError(
+            f"inspectc run: refusing to overwrite {shown(output)}: it is not an inspectc report"
+            " (move it away or choose another -o)"
+        )
 
 
 def _return_to(directory: str) -> None:
@@ -166,8 +202,8 @@ def _print_summary(path: Path) -> None:
     try:
         with open_report(path) as report:
             print(render_summary(report, report_path=_display_path(path)), file=sys.stderr)
-    except InspectcError as exc:
-        print(f"inspectc: {exc}", file=sys.stderr)
+    except InspectcError as exc:  # messages quote report text and file names: sanitized
+        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - a reader bug must not change the script's exit code
         print(f"inspectc: could not print the summary ({type(exc).__name__}: {exc})", file=sys.stderr)
 
@@ -196,17 +232,34 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from inspectc.cli.output import check_output, write_output
     from inspectc.readers.export import export_report
+    from inspectc.readers.text import json_text
     from inspectc.report.open import open_report
 
+    to_file = bool(args.output) and args.output != "-"
+    if to_file:  # checked before the work: never over the input, a link or a stranger's file
+        check_output(args.output, what="JSON export", ours=_is_export, inputs=[args.report], devices=True)
     with open_report(args.report) as report:
         data = export_report(report, sources=not args.no_source)
-    text = json.dumps(data, indent=2 if args.pretty else None, ensure_ascii=False)
-    if args.output and args.output != "-":
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    text = json_text(json.dumps(data, indent=2 if args.pretty else None, ensure_ascii=False)) + "\n"
+    if to_file:
+        write_output(args.output, text.encode("utf-8"), what="JSON export")
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text)
     return 0
+
+
+_EXPORT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*\d+\s*,\s*"inspectc_version"\s*:')
+
+
+def _is_export(path: Path) -> bool:
+    """True when *path* starts like a JSON export inspectc wrote (safe to replace)."""
+    try:
+        with open(path, "rb") as fh:
+            return bool(_EXPORT_HEAD.match(fh.read(200)))
+    except OSError:
+        return False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -248,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
         return int(args.func(args) or 0)
-    except InspectcError as exc:
-        print(f"inspectc: {exc}", file=sys.stderr)
+    except InspectcError as exc:  # messages quote report text and file names: sanitized
+        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except RecursionError:  # e.g. JSON nested 100,000 deep in a report or a TORCH_TRACE log
         print("inspectc: input is nested too deeply to read (RecursionError)", file=sys.stderr)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from inspectc.readers.text import one_line, printable
 from inspectc.report.model import STATUS_FAILED, Frame, GraphBreak
+
+__all__ = ["BreakGroup", "Totals", "break_groups", "one_line", "printable", "totals"]
 
 
 @dataclass(slots=True)
@@ -72,19 +75,3 @@ def totals(frames: list[Frame]) -> Totals:
         kernels=sum(f.kernel_count for f in frames),
         compile_time_s=sum(f.metrics.entire_frame_s or 0.0 for f in frames),
     )
-
-
-def printable(text: str, keep: str = "") -> str:
-    """Report text is data: control characters (ANSI escapes) become ``?`` before printing.
-
-    *keep* lists characters to let through anyway (the summary keeps tabs).
-    """
-    return "".join(ch if ch.isprintable() or ch in keep else "?" for ch in text)
-
-
-def one_line(text: str | None, width: int = 100) -> str:
-    """First line of *text*, shortened to *width* characters."""
-    if not text:
-        return ""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    return first if len(first) <= width else first[: width - 1] + "…"

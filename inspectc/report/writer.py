@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
+import tempfile
 import threading
 import weakref
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.report.model import Frame, Kernel, to_plain
-from inspectc.report.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, compress, journal
+from inspectc.report.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, SQLITE_MAGIC, compress, journal
 from inspectc.report.schema import db_rank as _rank
 
 
@@ -25,9 +27,15 @@ class ReportWriter:
     Writing never raises into the program being captured once the file is open: when the
     disk fills up or the file goes away, the writer stops for good, rolls back to its last
     commit (the file stays a readable report) and keeps the reason in :attr:`failure`.
+
+    With *publish_at_close* (one-shot writers: import), the report is written under a
+    temporary name and takes *path* only in :meth:`close`, so a failed import leaves the
+    file that was at *path* as it was.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, flush_s: float = 0.2) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, flush_s: float = 0.2, publish_at_close: bool = False
+    ) -> None:
         self.path = Path(path)
         _check_writable(self.path)
         self.failure: str | None = None
@@ -36,9 +44,10 @@ class ReportWriter:
         self._closed = False
         self._next_seq = 1
         self._flush_s = flush_s
-        _create_empty_report(self.path)
+        self._file = _create_empty_report(self.path, publish=not publish_at_close)  # where rows go
+        self._created = _identity(self._file)  # what discard() may remove: this file only
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(str(self._file), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.execute("PRAGMA synchronous=OFF")
             self._db.execute("PRAGMA busy_timeout=5000")
@@ -196,8 +205,37 @@ class ReportWriter:
                     self._db.close()
                 except sqlite3.Error as exc:
                     self.failure = str(exc)
+            if self._file != self.path and self._created is not None:
+                self._publish()
         _WRITERS.discard(self)
         self._wake.set()
+
+    def _publish(self) -> None:
+        created, self._created = self._created, None
+        if _identity(self._file) != created:
+            return
+        try:
+            if _is_sqlite_journal(journal(self.path)):
+                journal(self.path).unlink()
+            os.replace(self._file, self.path)
+        except OSError as exc:
+            self.failure = f"cannot write report {self.path}: {exc.strerror or exc}"
+
+    def discard(self) -> None:
+        """Close and remove the report this writer created (a failed import or merge).
+
+        Only that file goes: if *path* now names something else (replaced, or a link put
+        there meanwhile), it is left alone. Its journal goes with it.
+        """
+        created, self._created = self._created, None  # a publishing writer then keeps its file
+        self.close()
+        if created is not None and _identity(self._file) == created:
+            leftovers = [self._file] + [journal(self._file)] * _is_sqlite_journal(journal(self._file))
+            for leftover in leftovers:
+                try:
+                    leftover.unlink()
+                except OSError:
+                    pass
 
     def abandon(self) -> None:
         """Drop the connection without writing (used in forked children)."""
@@ -214,18 +252,23 @@ def _busy(exc: sqlite3.Error) -> bool:
     return getattr(exc, "sqlite_errorcode", None) in (5, 6) or "locked" in str(exc)
 
 
-def _create_empty_report(path: Path) -> None:
+def _create_empty_report(path: Path, *, publish: bool = True) -> Path:
     """Put a complete empty report (schema, format marker) at *path* in one atomic rename.
 
-    A reader polling the path never sees a half-created file, and a stale journal of an
-    earlier run at the same path is removed first (SQLite would "roll back" the new file
-    with it).
+    A reader polling the path never sees a half-created file. The file is built under a
+    name nobody can predict (``mkstemp``: created exclusively, so a planted symlink is
+    never followed) in the target's folder. A stale SQLite journal of an earlier report at
+    *path* is removed first (SQLite would "roll back" the new file with it);
+    :func:`_check_writable` has made sure it is one. Without *publish* the report stays
+    at its temporary name, which is returned (the writer renames it when it closes).
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        for stale in (tmp, journal(tmp), journal(path)):
-            if stale.is_file() or stale.is_symlink():
-                stale.unlink()
+        fd, name = tempfile.mkstemp(prefix=f".{path.name[:60]}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise ReportError(f"cannot write report {path}: {exc.strerror or exc}") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
         db = sqlite3.connect(str(tmp), isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=DELETE")
@@ -238,25 +281,110 @@ def _create_empty_report(path: Path) -> None:
             db.execute("COMMIT")
         finally:
             db.close()
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it private; a report is the user's file
+        if not publish:
+            return tmp
+        if _is_sqlite_journal(journal(path)):
+            journal(path).unlink()
         os.replace(tmp, path)
     except (sqlite3.Error, OSError) as exc:
         tmp.unlink(missing_ok=True)
+        journal(tmp).unlink(missing_ok=True)
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ReportError(f"cannot write report {path}: {why}") from None
+    return path
 
 
 def _check_writable(path: Path) -> None:
-    """Refuse, with one clear line, a report path that cannot or must not be written."""
-    parent = path.parent
-    if not parent.exists():
-        raise ReportError(f"cannot write report {path}: {parent} does not exist")
-    if not parent.is_dir():
-        raise ReportError(f"cannot write report {path}: {parent} is not a directory")
-    if path.is_dir():
+    """Refuse, with one clear line, a report path that cannot or must not be written.
+
+    Only a report (or an empty file) is ever replaced: never a link, a device, the user's
+    script or notes, and never beside a ``-journal`` file SQLite did not write.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise ReportError(f"cannot write report {path}: {exc.strerror or exc}") from None
+    if info is None:
+        try:
+            parent = os.stat(path.parent)
+        except OSError as exc:
+            why = "does not exist" if isinstance(exc, FileNotFoundError) else (exc.strerror or str(exc))
+            raise ReportError(f"cannot write report {path}: {path.parent} {why}") from None
+        if not stat.S_ISDIR(parent.st_mode):
+            raise ReportError(f"cannot write report {path}: {path.parent} is not a directory")
+    elif stat.S_ISLNK(info.st_mode):
+        raise ReportError(
+            f"cannot write report: {path} is a symbolic link (inspectc does not write through links)"
+        )
+    elif stat.S_ISDIR(info.st_mode):
         raise ReportError(f"cannot write report: {path} is a directory")
-    if path.exists() and not path.is_file():
+    elif not stat.S_ISREG(info.st_mode):
         # A device, FIFO or socket (e.g. -o /dev/null): never unlink or overwrite it.
         raise ReportError(f"cannot write report: {path} is not a regular file")
+    elif not replaceable_report(path):
+        raise ReportError(
+            f"refusing to overwrite {path}: it is not an inspectc report (move it away or choose another -o)"
+        )
+    side = journal(path)
+    if (side.exists() or side.is_symlink()) and not _is_sqlite_journal(side):
+        raise ReportError(
+            f"cannot write report {path}: {side} is in the way and is not an SQLite journal (move it away)"
+        )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _is_sqlite_journal(path: Path) -> bool:
+    """A regular file (not a link) that SQLite wrote as a rollback journal (or left empty)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return False
+    return head in (b"", _JOURNAL_MAGIC) or head == bytes(8)
+
+
+def replaceable_report(path: str | os.PathLike[str]) -> bool:
+    """True when *path* is an empty file or an inspectc report: what ``-o`` may replace."""
+    target = Path(path)
+    try:
+        with open(target, "rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError:
+        return False
+    if not head:
+        return True
+    if head != SQLITE_MAGIC:
+        return False
+    try:  # immutable: read the file as it is, whatever journal is beside it
+        db = sqlite3.connect(target.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        finally:
+            db.close()
+    except (sqlite3.Error, UnicodeDecodeError):
+        return False
+    return row is not None and row[0] == FORMAT
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # Writers open in this process. fork() copies a connection; a child that closed its copy

@@ -141,7 +141,7 @@ class _ImportWriter(ReportWriter):
     """
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path, flush_s=3600.0)
+        super().__init__(path, flush_s=3600.0, publish_at_close=True)  # a failed import keeps -o's file
         self.pending: dict[tuple[int | None, str], Frame] = {}
 
     def put_frame(self, frame: Frame) -> None:
@@ -187,8 +187,7 @@ def import_logs(
         result.seconds = time.perf_counter() - started
         _write_meta(writer, result, span, argv)
     except BaseException:
-        writer.close()
-        out.unlink(missing_ok=True)
+        writer.discard()  # the report it created, never a file that was there before
         raise
     writer.close()
     return result

@@ -14,7 +14,6 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer, PythonLexer, TextLexer
 
-from inspectc.readers.analysis import one_line
 from inspectc.readers.share.markdown import (
     DETAILS_CAP,
     LINE_CAP,
@@ -28,6 +27,7 @@ from inspectc.readers.share.markdown import (
     location,
     plural,
 )
+from inspectc.readers.text import one_line
 
 CODE_CAP = 200_000  # characters of one highlighted block
 ITEMS_CAP = 300  # graph-break groups, recompiled and failed frames shown per section

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc import __version__
-from inspectc.readers.analysis import BreakGroup, break_groups, one_line, totals
-from inspectc.readers.summary import short_path
+from inspectc.readers.analysis import BreakGroup, break_groups, totals
+from inspectc.readers.text import no_mentions, one_line, printable, short_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
@@ -32,7 +32,6 @@ DETAILS_CAP = 6_000  # characters of one <details> body
 STACK_CAP = 12  # innermost user-stack frames shown
 _NOTE_RESERVE = 700  # room kept for the truncation note
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
 _PACKAGES = re.compile(r"^.*/(?:site|dist)-packages/")
 
@@ -63,8 +62,8 @@ class ShareInfo:
 
 
 def clean(text: str | None) -> str:
-    """Report text without control characters or lone surrogates (ANSI escapes, NULs)."""
-    return _CONTROL.sub("\ufffd", text or "").replace("\r\n", "\n")
+    """Report text, lines and tabs kept, through the one sanitizer (:func:`printable`)."""
+    return printable((text or "").replace("\r\n", "\n"), keep="\n\t")
 
 
 def cap(text: str, limit: int) -> str:
@@ -205,7 +204,7 @@ def md_text(text: str | None, width: int = LINE_CAP) -> str:
     """One line of report text, safe as Markdown inline text (and inside a table cell)."""
     line = one_line(clean(text), width)
     line = html.escape(line, quote=False)
-    return _MD_SPECIAL.sub(r"\\\1", line)
+    return no_mentions(_MD_SPECIAL.sub(r"\\\1", line))
 
 
 def md_code(text: str | None, width: int = LINE_CAP) -> str:
@@ -224,7 +223,7 @@ def md_fence(text: str, lang: str = "text") -> str:
 
 
 def md_details(summary: str, body: str, lang: str = "text") -> str:
-    summary_html = html.escape(one_line(clean(summary), 120))
+    summary_html = no_mentions(html.escape(one_line(clean(summary), 120)))
     return f"<details><summary>{summary_html}</summary>\n\n{md_fence(cap(body, DETAILS_CAP), lang)}\n</details>\n"
 
 

@@ -1,0 +1,139 @@
+"""Report text made safe to show: the one terminal sanitizer and the one path shortener.
+
+A report comes from a stranger, so every string in it is data. Before it reaches a terminal
+it goes through :func:`printable`: whole escape sequences (CSI such as ``ESC[2J``, OSC such
+as OSC 52, which sets the clipboard, and OSC 8, which plants links; DCS/APC/PM strings), C0
+and C1 controls, bidi overrides and isolates (which reorder what the reader sees) and line
+separators each become one ``?``. Everything else, any script, emoji and their joiners, is
+kept. :func:`one_line` takes a first line, :func:`short_path` shortens paths, :func:`no_mentions`
+keeps ``@name`` in Markdown from notifying anyone, and :func:`json_text` escapes what
+:func:`printable` removes inside JSON, where the value must stay exact. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+
+_STRING_END = r"(?:\x07|\x1b\\|\x9c|$)"
+_ESCAPES = re.compile(
+    "|".join(
+        (
+            rf"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*{_STRING_END}",  # OSC: 52 (clipboard), 8 (links), titles
+            rf"(?:\x1b[P^_X]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*{_STRING_END}",  # DCS, SOS, PM, APC
+            r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?",  # CSI: colours, cursor moves, ESC[2J
+            r"\x1b[ -/]*[0-~]?",  # any other ESC sequence (ESC c resets the terminal)
+        )
+    )
+)
+# C0 and C1 controls, DEL, bidi marks, embeddings, overrides and isolates, line and
+# paragraph separators, lone surrogates and noncharacters.
+_UNSAFE = (
+    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+)
+_UNSAFE_CHAR = re.compile(f"[{_UNSAFE}]")
+_SAFE = re.compile(f"[^{_UNSAFE}]*")  # the common case: nothing to replace
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+ZERO_WIDTH_JOINER = "\u200d"
+ELLIPSIS = "…"
+
+
+def printable(text: str | None, keep: str = "") -> str:
+    """*text* safe for a terminal: every escape sequence and unsafe character becomes ``?``.
+
+    *keep* lists control characters to let through anyway (the summary keeps tabs,
+    multi-line views keep newlines).
+    """
+    if not text:
+        return ""
+    if _SAFE.fullmatch(text):
+        return text
+    text = _ESCAPES.sub("?", text)
+    return _UNSAFE_CHAR.sub(lambda m: m.group() if m.group() in keep else "?", text)
+
+
+def one_line(text: str | None, width: int = 100) -> str:
+    """First line of *text*, shortened to *width* characters (the last one ``…``)."""
+    if not text or not text.strip():
+        return ""
+    first = text.strip().splitlines()[0]
+    return first if len(first) <= width else first[: max(width - 1, 0)] + ELLIPSIS
+
+
+def cut_middle(text: str, width: int) -> str:
+    """*text* in at most *width* characters, cut in the middle (``cpp_fused_add_…_relu_3``):
+    a name's start and end say most (its kind, its number)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    left = width // 2
+    return text[:left] + ELLIPSIS + text[len(text) - (width - 1 - left) :]
+
+
+def short_path(path: str | None, base: str | None = None, width: int | None = None) -> str:
+    """*path* relative to *base* (the run's cwd) when under it, else as recorded.
+
+    A plain prefix test, never the viewer's cwd, so a path reads the same on every machine.
+    With *width*, a longer path loses parts from its middle, cut at separators and never
+    inside a name (``/data/…/pkg/model.py``); the file name is always kept whole.
+    """
+    if not path:
+        return "?"
+    if base:
+        prefix = base.rstrip("/\\") + ("\\" if "\\" in base and "/" not in base else "/")
+        if path.startswith(prefix) and len(path) > len(prefix):
+            path = path[len(prefix) :]
+    if width is None or len(path) <= width:
+        return path
+    return _cut_middle(path, width)
+
+
+def _cut_middle(path: str, width: int) -> str:
+    sep = "\\" if "\\" in path and "/" not in path else "/"
+    parts = path.split(sep)
+    if len(parts) <= 2:
+        return path  # nothing in the middle to drop: a name is never cut
+    head, tail = [parts[0]], [parts[-1]]
+    left, right = 1, len(parts) - 2
+
+    def size() -> int:
+        return len(sep.join([*head, ELLIPSIS, *tail]))
+
+    while left <= right:  # take parts from the end first (the file's folder says most)
+        tail.insert(0, parts[right])
+        if size() > width:
+            tail.pop(0)
+            break
+        right -= 1
+        if left > right:
+            break
+        head.append(parts[left])
+        if size() > width:
+            head.pop()
+            break
+        left += 1
+    if left > right:
+        return path
+    return sep.join([*head, ELLIPSIS, *tail])
+
+
+def location(filename: str | None, line: int | None, base: str | None, width: int | None = None) -> str:
+    """``path:LINE`` with the path shortened by :func:`short_path`."""
+    where = short_path(filename, base, width)
+    return f"{where}:{line}" if line is not None and filename else where
+
+
+def no_mentions(text: str) -> str:
+    """``@name`` with a zero-width joiner after the ``@``: GitHub notifies nobody, it reads the same."""
+    return _MENTION.sub("@" + ZERO_WIDTH_JOINER, text)
+
+
+def json_text(text: str) -> str:
+    """JSON text with C1 and bidi controls, line separators, lone surrogates as ``\\uXXXX``.
+
+    Those characters can only occur inside JSON strings, so the document means exactly the
+    same (``json.loads`` gives the same values) but no longer moves a terminal or reorders
+    what a reader of the file sees.
+    """
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
