@@ -800,3 +800,122 @@ def test_tui_reads_only_bounded_regular_source_files(tmp_path: Path) -> None:
     cancelled = excerpt(str(src), 5, run_cwd=None, report_path=None, cancelled=lambda: True)
     assert cancelled.note == f"reading {src} was cancelled" and not cancelled.lines
     assert excerpt(str(src), 99_999, run_cwd=None, report_path=None).lines[0] == "x = 1"
+
+
+# -- sharing: nothing private, nothing derived from it (issue 17, items 1 and 2) ---------------
+
+TOKENS = (
+    "hf_" + "aB3" * 12,
+    "ghp_" + "Z9y" * 12,
+    "github_pat_11ABCDEFG0" + "x_Y" * 10,
+    "AKIA" + "ABCDEFGHIJ234567",
+    "sk-proj-" + "Qw3" * 10,
+    "xoxb-" + "1234-5678-abcdEFGH",
+)
+RANK_USERS = ("bobsmithq", "carolq", "dv")  # dv: too short for a word, still a path part
+RANK_HOSTS = ("qnode-17", "qnode-99")
+
+
+def rank_report(path: Path, rank: int) -> Path:
+    """One rank's report, written with ReportWriter, naming its user, host and tokens."""
+    from inspectc.report.model import Frame, Run
+    from inspectc.report.writer import ReportWriter
+
+    user = RANK_USERS[rank]
+    home = f"/data/users/{user}" if rank == 0 else f"/scratch/{user}"
+    w = ReportWriter(path)
+    w.set_meta("inspectc_version", "0.1.0")
+    argv = ["inspectc", "run", f"{home}/train.py", "--hf-token", TOKENS[0], f"--gh={TOKENS[1]}"]
+    argv += [f"API_KEY={TOKENS[2]}", *TOKENS[3:]]
+    w.set_meta(
+        "run",
+        Run(
+            argv=tuple(argv), cwd=home, hostname=RANK_HOSTS[rank], rank=rank, world_size=2, end_reason="exit"
+        ),
+    )
+    payload = f"# compiled in {home} on {RANK_HOSTS[rank]}; cache /mnt/cache/{RANK_USERS[2]}/x\n"
+    w.add_event(
+        name="inductor_output_code",
+        metadata={
+            "has_payload": hashlib.md5(payload.encode()).hexdigest(),
+            "filename": f"/tmp/torchinductor_{RANK_USERS[2]}/ab/out.py",  # the cache folder names dv
+        },
+        payload=payload,
+        compile_id="0/0",
+        rank=rank,
+        ts=1.0,
+    )
+    w.put_frame(
+        Frame(compile_id="0/0", rank=rank, function="f", filename=f"/mnt/src/{user}/train.py", line=3)
+    )
+    w.close()
+    return path
+
+
+def bundle_texts(bundle: Path) -> dict[str, str]:
+    """Every member of a bundle as text; the report as every cell and decompressed payload."""
+    texts: dict[str, str] = {}
+    with zipfile.ZipFile(bundle) as archive:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if not name.endswith(".inspectc"):
+                texts[name] = data.decode("utf-8", "replace")
+                continue
+            copy = bundle.parent / "member.inspectc"
+            copy.write_bytes(data)
+            texts[name + " bytes"] = data.decode("latin-1")
+            db = sqlite3.connect(copy)
+            cells = [
+                str(c)
+                for table in ("meta", "frames", "kernels", "graphs")
+                for row in db.execute(f"SELECT * FROM {table}")
+                for c in row
+            ]  # noqa: S608
+            for name_, metadata, blob in db.execute("SELECT name, metadata, payload FROM events"):
+                cells += [name_, metadata, schema.decompress(blob) or ""]
+            db.close()
+            copy.unlink()
+            texts[name] = "\n".join(cells)
+    return texts
+
+
+def test_share_redacts_every_rank_token_and_checksum(tmp_path: Path) -> None:
+    ranks = [rank_report(tmp_path / f"r.rank{i}.inspectc", i) for i in range(2)]
+    merged = tmp_path / "merged.inspectc"
+    assert run_cli("merge", *map(str, ranks), "-o", str(merged)).returncode == 0
+    proc = run_cli("share", str(merged), "--html", "-o", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"inspectc share: replaced .*\d+ tokens?.*\d+ host names?", proc.stderr), proc.stderr
+    bundle = tmp_path / "out" / "merged.share.zip"
+    texts = bundle_texts(bundle)
+    for name in ("merged.share.md", "merged.share.html"):
+        texts[name] = (tmp_path / "out" / name).read_text()
+    with open_report(merged) as r:
+        checksums = [e.metadata["has_payload"] for e in r.events() if "has_payload" in e.metadata]
+    assert checksums
+    private = (*TOKENS, *RANK_USERS[:2], f"/{RANK_USERS[2]}/", *RANK_HOSTS, "has_payload", *checksums)
+    left = {(name, value) for name, text in texts.items() for value in private if value in text}
+    assert not left, sorted(left)
+    assert "/data/users/<user>/train.py" in texts["report.inspectc"]  # the kind of folder stays
+    check = run_cli("share", "--check", str(bundle))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_share_check_finds_what_looks_private(tmp_path: Path) -> None:
+    ranks = [rank_report(tmp_path / f"r.rank{i}.inspectc", i) for i in range(2)]
+    proc = run_cli("share", str(ranks[0]), "--no-redact", "-o", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    check = run_cli("share", "--check", str(tmp_path / "out" / "r.rank0.share.zip"))
+    assert check.returncode == 1, check.stdout + check.stderr
+    for kind in (
+        "not redacted",
+        "token in report.inspectc (meta run)",
+        "payload checksum",
+        "user name",
+        "host",
+    ):
+        assert kind in check.stdout, (kind, check.stdout)
+    assert TOKENS[0] not in check.stdout  # findings are shown masked
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    one_clear_line(run_cli("share", "--check", str(garbage)))

@@ -9,14 +9,18 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspectc.cli.output import replacing, shown, why
 from inspectc.errors import UsageError
+from inspectc.readers.share.copy import redacted_copy
 from inspectc.readers.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
-from inspectc.readers.share.redact import LEFT_OUT, Redactor, redacted_copy, redactor_for
+from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.readers.text import printable
 from inspectc.report.bundle import write_bundle
 from inspectc.report.open import open_report
 from inspectc.report.reader import Report
@@ -33,6 +37,7 @@ class Shared:
     bundle: Path
     html: Path | None
     repros: tuple[str, ...]
+    replaced: str = ""  # what redaction replaced, counted by kind
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,9 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "share",
         help="write a Markdown summary and a .zip bundle to attach to a bug report",
         description="Write a Markdown summary (paste it into an issue) and a .zip bundle (attach it)."
-        " Home directories, the user name and the host name are redacted unless --no-redact.",
+        " Home directories, user and host names (every rank's), access tokens and content hashes"
+        " are redacted unless --no-redact. --check BUNDLE says whether a bundle looks private.",
     )
     p.add_argument("report", help="a report file (or a bundle)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only check REPORT (a bundle) for anything that looks private: exit 1 and list it if so",
+    )
     p.add_argument("-o", "--output-dir", metavar="DIR", help="where to write (default: beside the report)")
     p.add_argument("--html", action="store_true", help="also write one self-contained HTML page")
     p.add_argument("--no-redact", action="store_true", help="keep paths, user and host names as recorded")
@@ -53,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def cmd_share(args: argparse.Namespace) -> int:
+    if args.check:
+        return _check(args.report)
     shared = share(
         args.report,
         output_dir=args.output_dir,
@@ -62,8 +75,10 @@ def cmd_share(args: argparse.Namespace) -> int:
     )
     for path in (shared.markdown, shared.bundle, shared.html):
         if path is not None:
-            print(path)
+            print(printable(str(path)))
     what = "redacted" if not args.no_redact else "not redacted"
+    if not args.no_redact:
+        print(f"inspectc share: replaced {shared.replaced}", file=sys.stderr)
     print(
         f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})",
         file=sys.stderr,
@@ -90,8 +105,11 @@ def share(
     md_path = out_dir / f"{stem}.share.md"
     zip_path = out_dir / f"{stem}.share.zip"
     html_path = out_dir / f"{stem}.share.html" if html else None
-    if src.resolve() in {p.resolve() for p in (md_path, zip_path, html_path) if p is not None}:
-        raise UsageError(f"share would overwrite its input {src}: choose another -o DIR")
+    outputs = [p for p in (md_path, zip_path, html_path) if p is not None]
+    if src.resolve() in {p.resolve() for p in outputs}:
+        raise UsageError(f"share would overwrite its input {shown(src)}: choose another -o DIR")
+    for path in outputs:
+        _check_target(path)
 
     with open_report(src) as original, tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp:
         redactor = redactor_for(original) if redact else None
@@ -116,11 +134,20 @@ def share(
         if page is not None:
             members.append((HTML_MEMBER, page.encode("utf-8")))
         members += [(f"repros/{name}", code.encode("utf-8")) for name, code in repros]
-        write_bundle(zip_path, members)
+        try:
+            write_bundle(zip_path, members)  # mkstemp beside it, then one rename
+        except OSError as exc:
+            raise UsageError(f"cannot write {shown(zip_path)}: {why(exc)}") from None
     _write_text(md_path, markdown)
     if html_path is not None and page is not None:
         _write_text(html_path, page)
-    return Shared(markdown=md_path, bundle=zip_path, html=html_path, repros=tuple(n for n, _ in repros))
+    return Shared(
+        markdown=md_path,
+        bundle=zip_path,
+        html=html_path,
+        repros=tuple(n for n, _ in repros),
+        replaced=redactor.tally() if redactor else "",
+    )
 
 
 def repro_files(report: Report) -> list[tuple[str, str]]:
@@ -162,6 +189,39 @@ def _sub(redactor: Redactor | None, text: str) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8", errors="replace")
-    os.replace(tmp, path)
+    with replacing(path, what="summary") as tmp:  # mkstemp beside it: no predictable name
+        tmp.write_text(text, encoding="utf-8", errors="replace")
+
+
+def _check_target(path: Path) -> None:
+    """An output of share may replace an earlier one, never a link, a folder or a device."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot write {shown(path)}: {why(exc)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        raise UsageError(f"cannot write {shown(path)}: it is {kind} (inspectc does not write through it)")
+
+
+def _check(bundle: str) -> int:
+    from inspectc.readers.share.scan import SHOWN, by_kind, scan_bundle
+
+    findings = scan_bundle(bundle)
+    name = shown(bundle)
+    if not findings:
+        print(
+            f"inspectc share --check: {name}: nothing that looks private (homes, this machine's user"
+            " and host, tokens, hashes, checksums)"
+        )
+        return 0
+    print(
+        f"inspectc share --check: {name} holds {len(findings)} thing(s) that look private ({by_kind(findings)}):"
+    )
+    for finding in findings[:SHOWN]:
+        print("  " + printable(finding.line()))
+    if len(findings) > SHOWN:
+        print(f"  … and {len(findings) - SHOWN} more")
+    return 1
