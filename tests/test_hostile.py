@@ -919,3 +919,46 @@ def test_share_check_finds_what_looks_private(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.zip"
     garbage.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
     one_clear_line(run_cli("share", "--check", str(garbage)))
+
+
+# -- bounded: bundle members and all payloads together (issue 17, items 8 and 9) ---------------
+
+
+def test_bundle_member_is_checked_before_and_capped_while_extracting(tmp_path: Path) -> None:
+    """A 1 GiB member (SQLite's header, then zeros) packs into ~1 MB: refused at its ratio cap,
+    in bounded time; a member without the header is refused before anything is written."""
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("report.inspectc", "w", force_zip64=True) as member:
+            member.write(schema.SQLITE_MAGIC)
+            zeros = bytes(1 << 24)
+            for _ in range(64):
+                member.write(zeros)
+    assert bomb.stat().st_size < 4 << 20
+    line = one_clear_line(run_cli("summary", str(bomb), timeout=120))
+    assert "report member inflates past 256 MB" in line, line
+    not_report = tmp_path / "text.zip"
+    with zipfile.ZipFile(not_report, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("report.inspectc", "w", force_zip64=True) as member:
+            for _ in range(64):
+                member.write(zeros)
+    line = one_clear_line(run_cli("summary", str(not_report), timeout=120))
+    assert "(report inside) is not an inspectc report" in line, line
+    assert not list(Path(tempfile.gettempdir()).glob("inspectc-bundle-*/report.inspectc"))
+
+
+def test_all_payloads_together_have_one_budget(tmp_path: Path) -> None:
+    """12 payloads of 8 MB each, under the per-payload cap, against a 32 MB budget (the
+    default, 4 GiB, is the same code; INSPECTC_INFLATE_BUDGET_MB makes it small here)."""
+    path = copy_golden(tmp_path, source=BIG_GOLDEN)
+    db = sqlite3.connect(path)
+    seqs = [seq for (seq,) in db.execute("SELECT DISTINCT seq FROM graphs ORDER BY seq LIMIT 12")]
+    db.close()
+    assert len(seqs) == 12  # payloads export reads (graphs)
+    bomb = zip_bomb(8 << 20)
+    edit(path, *[("UPDATE events SET payload = ? WHERE seq = ?", (bomb, seq)) for seq in seqs])
+    env = {"INSPECTC_INFLATE_BUDGET_MB": "32"}
+    line = one_clear_line(run_cli("export", str(path), env=env, timeout=300))
+    assert "payloads inflate past 32 MB in all (INSPECTC_INFLATE_BUDGET_MB): refused" in line, line
+    assert run_cli("summary", str(path), env=env).returncode == 0  # payloads load lazily
+    assert run_cli("export", str(path)).returncode == 0  # 96 MB in all: under the default

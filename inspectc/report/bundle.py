@@ -23,6 +23,10 @@ from inspectc.report.reader import Report
 ZIP_MAGIC = b"PK\x03\x04"
 REPORT_SUFFIX = ".inspectc"
 MAX_REPORT_BYTES = 4 * 1024**3  # a report larger than this is not something we unpack
+# A report's payloads are zlib-compressed already, so a real report deflates a few times at
+# most: a member that inflates more than MAX_RATIO times (past FREE_BYTES) is a bomb.
+MAX_RATIO = 100
+FREE_BYTES = 256 * 1024**2
 _CHUNK = 1 << 20
 
 
@@ -73,25 +77,49 @@ def report_member(archive: zipfile.ZipFile, *, max_bytes: int = MAX_REPORT_BYTES
     return info
 
 
+def inflate_limit(info: zipfile.ZipInfo, max_bytes: int = MAX_REPORT_BYTES) -> int:
+    """How many bytes the member may inflate to: its ratio cap, never over *max_bytes*."""
+    return min(max_bytes, max(FREE_BYTES, MAX_RATIO * info.compress_size))
+
+
 def extract_report(
     bundle: str | os.PathLike[str], target_dir: str | os.PathLike[str], *, max_bytes: int = MAX_REPORT_BYTES
 ) -> Path:
     """Copy the bundle's report into *target_dir*/report.inspectc and return that path.
 
-    The output name is fixed, never taken from the archive; the byte count is checked while
-    reading too, so a member that lies about its size cannot fill the disk.
+    The output name is fixed, never taken from the archive. The member's first bytes must
+    be SQLite's header before anything is written, and it streams under a cap (its own
+    ratio, see :func:`inflate_limit`), so a member that lies about its size or is a zip
+    bomb with a header cannot fill the disk.
     """
+    from inspectc.report.schema import SQLITE_MAGIC
+
     out = Path(target_dir) / f"report{REPORT_SUFFIX}"
     try:
         with zipfile.ZipFile(bundle) as archive:
             info = report_member(archive, max_bytes=max_bytes)
+            limit = inflate_limit(info, max_bytes)
             written = 0
-            with archive.open(info) as src, open(out, "xb") as dst:
-                while chunk := src.read(_CHUNK):
-                    written += len(chunk)
-                    if written > max_bytes:
-                        raise ReportError(f"{bundle}: report member is over the {max_bytes}-byte limit")
-                    dst.write(chunk)
+            with archive.open(info) as src:
+                head = src.read(len(SQLITE_MAGIC))
+                if head != SQLITE_MAGIC:
+                    what = (
+                        "is empty (0 bytes)"
+                        if not head
+                        else "is not an inspectc report (unknown file format)"
+                    )
+                    raise ReportError(f"{bundle} (report inside) {what}")
+                with open(out, "xb") as dst:
+                    dst.write(head)
+                    written = len(head)
+                    while chunk := src.read(_CHUNK):
+                        written += len(chunk)
+                        if written > limit:
+                            raise ReportError(
+                                f"{bundle}: report member inflates past {limit >> 20} MB"
+                                f" ({info.compress_size} bytes packed; over the limit): refused"
+                            )
+                        dst.write(chunk)
     except zipfile.BadZipFile as exc:
         raise ReportError(f"{bundle}: not a readable bundle ({exc})") from None
     except (NotImplementedError, RuntimeError) as exc:  # unsupported compression, encryption

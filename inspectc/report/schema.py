@@ -15,6 +15,8 @@ Tables (schema version in ``SCHEMA_VERSION`` below, changelog in ``CHANGELOG``):
 
 from __future__ import annotations
 
+import os
+import threading
 import zlib
 from pathlib import Path
 
@@ -26,8 +28,13 @@ FORMAT = "inspectc-report"
 #   2: frames carry a typed ``id`` (CompileId: rank, autograd, frame, compile, attempt) and
 #      typed ``autotuning``/``cudagraphs``/``symbolic_shapes`` (v1 kept them as dicts in
 #      ``metrics.extra``); a failure carries its parsed ``graph_break``; ``run.options`` is
-#      typed (RunOptions); kernels carry ``rank``. v1 reports are migrated on read
-#      (``migrate.py``); tables are unchanged.
+#      typed (RunOptions); kernels carry ``rank``; a graph break carries ``debug_context``
+#      and ``frame_skipped``, a guard its ``function`` and ``hint`` (parsed before, dropped on
+#      the way). v1 reports are migrated on read (``migrate.py``); tables are unchanged.
+#      Also 2: an ``inspectc_records`` event per process holds its ``RunRecords``
+#      (``runrecords.py``: exported programs and the draft-export report, AOTInductor compiles,
+#      links, artifacts, FX-graph cache keys, collective schedules and estimates, execution
+#      order); their text is named by graph rows keyed ``export/N`` and ``aoti/N``.
 SCHEMA_VERSION = 2
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
@@ -52,6 +59,19 @@ CREATE INDEX IF NOT EXISTS kernels_by_frame ON kernels(rank, compile_id);
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MAX_PAYLOAD_BYTES = 1 << 30  # one event's text; Inductor output code of huge models is ~100 MB
+# All payloads one process inflates, together: a report of many bombs, each under the
+# per-payload cap, must end in one line, not a MemoryError. INSPECTC_INFLATE_BUDGET_MB sets it.
+DEFAULT_INFLATE_BUDGET = 4 << 30
+
+
+def _budget_from_env() -> int:
+    text = os.environ.get("INSPECTC_INFLATE_BUDGET_MB", "")
+    return int(text) << 20 if text.isdigit() and int(text) > 0 else DEFAULT_INFLATE_BUDGET
+
+
+INFLATE_BUDGET = _budget_from_env()
+_inflated = 0  # bytes this process has inflated so far
+_budget_lock = threading.Lock()
 
 
 def compress(text: str) -> bytes:
@@ -59,18 +79,34 @@ def compress(text: str) -> bytes:
 
 
 def decompress(blob: bytes | None) -> str | None:
-    """A payload's text; ``zlib.error`` when it is corrupt or inflates past the limit."""
+    """A payload's text; ``zlib.error`` when it is corrupt, inflates past the per-payload
+    limit, or would take this process past its inflate budget (``INFLATE_BUDGET``)."""
+    global _inflated
     if blob is None:
         return None
     if not isinstance(blob, bytes):
         raise zlib.error("not compressed data")
+    with _budget_lock:
+        left = max(INFLATE_BUDGET - _inflated, 0)
+    limit = min(MAX_PAYLOAD_BYTES, left)
     inflater = zlib.decompressobj()
-    data = inflater.decompress(blob, MAX_PAYLOAD_BYTES)
-    if inflater.unconsumed_tail:  # a zip bomb, not a graph
-        raise zlib.error(f"inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+    data = inflater.decompress(blob, limit) if limit else b""
+    with _budget_lock:
+        _inflated += len(data)
+    if inflater.unconsumed_tail or (not limit and blob):
+        if limit == MAX_PAYLOAD_BYTES:  # a zip bomb, not a graph
+            raise zlib.error(f"inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+        raise zlib.error(
+            f"payloads inflate past {INFLATE_BUDGET >> 20} MB in all (INSPECTC_INFLATE_BUDGET_MB): refused"
+        )
     if not inflater.eof:
         raise zlib.error("truncated")
     return data.decode("utf-8", "replace")
+
+
+def inflated_bytes() -> int:
+    """Bytes of payload this process has inflated (what counts against ``INFLATE_BUDGET``)."""
+    return _inflated
 
 
 def db_rank(rank: int | None) -> int:
