@@ -962,3 +962,49 @@ def test_all_payloads_together_have_one_budget(tmp_path: Path) -> None:
     assert "payloads inflate past 32 MB in all (INSPECTC_INFLATE_BUDGET_MB): refused" in line, line
     assert run_cli("summary", str(path), env=env).returncode == 0  # payloads load lazily
     assert run_cli("export", str(path)).returncode == 0  # 96 MB in all: under the default
+
+
+# -- import reads only regular files, never through a link in a folder (items 3 and 11) --------
+
+
+def test_import_follows_no_link_out_of_a_trace_folder(tmp_path: Path, traces_dir: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:the secret first line:/root:/bin/bash\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copyfile(traces_dir / "simple.log", logs / "rank_0.log")
+    (logs / "rank_1.log").symlink_to(secret)  # rank_1.log -> /etc/passwd
+    out = tmp_path / "r.inspectc"
+    proc = run_cli("import", str(logs), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with open_report(out) as r:
+        assert "secret first line" not in json.dumps(r.meta)
+        assert r.run.options.sources == (str(logs / "rank_0.log"),)
+    only_links = tmp_path / "links"
+    only_links.mkdir()
+    (only_links / "a.log").symlink_to(secret)
+    line = one_clear_line(run_cli("import", str(only_links), "-o", str(tmp_path / "l.inspectc")))
+    assert "1 symbolic link not followed" in line
+
+
+def test_import_of_a_device_or_fifo_is_one_line(tmp_path: Path) -> None:
+    from conftest import inspectc_cmd
+
+    fifo = tmp_path / "trace.log"
+    os.mkfifo(fifo)
+
+    def limit() -> None:  # 1 GiB of address space: reading /dev/zero whole fails fast, not the machine
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    for source in ("/dev/zero", str(fifo)):
+        proc = subprocess.run(
+            [*inspectc_cmd(), "import", source, "-o", str(tmp_path / "x.inspectc")],
+            capture_output=True,
+            text=True,
+            timeout=60,  # a FIFO nobody writes would block forever
+            preexec_fn=limit,
+        )
+        assert "is not a regular file" in one_clear_line(proc)
+    assert not (tmp_path / "x.inspectc").exists()

@@ -13,11 +13,14 @@ No torch.
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
 import itertools
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -85,12 +88,23 @@ def rank_from_name(path: Path) -> int | None:
 def find_logs(path: str | os.PathLike[str]) -> list[LogFile]:
     """The logs to import from *path* (a file or a directory), each with its rank if known."""
     root = Path(path)
-    if not root.exists():
-        raise UsageError(f"no such file or directory: {root}")
-    if root.is_dir():
-        paths = sorted({p for pattern in LOG_PATTERNS for p in root.glob(pattern) if p.is_file()})
+    try:
+        mode = os.stat(root).st_mode  # the path the user named may be a link: theirs to follow
+    except FileNotFoundError:
+        raise UsageError(f"no such file or directory: {root}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {root}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        # In a folder only regular files count: a link (rank_1.log -> /etc/passwd) is never
+        # followed, or its target's first lines would land in the report's import_errors.
+        found = {p for pattern in LOG_PATTERNS for p in root.glob(pattern)}
+        paths = sorted(p for p in found if _regular(p))
         if not paths:
-            raise UsageError(f"{root} holds no TORCH_TRACE logs (*.log)")
+            links = sum(1 for p in found if p.is_symlink())
+            why = f"; {links} symbolic link{'s' * (links != 1)} not followed" if links else ""
+            raise UsageError(f"{root} holds no TORCH_TRACE logs (*.log{why})")
+    elif not stat.S_ISREG(mode):  # /dev/zero never ends, a FIFO blocks
+        raise UsageError(f"{root} is not a regular file (a device or FIFO): give a TORCH_TRACE log file")
     else:
         paths = [root]
     files = [LogFile(p, _file_rank(p)) for p in paths]
@@ -127,10 +141,24 @@ def _check_distinct_ranks(files: list[LogFile]) -> None:
         seen[f.rank] = f.path
 
 
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _open_log(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
+    # O_NONBLOCK: a FIFO put in a log's place never blocks the import; then regular files only.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    if path.suffix == ".gz":  # GzipFile would not close a file object it was given
+        os.close(fd)
         return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
-    return open(path, encoding="utf-8", errors="replace", newline="\n")
+    os.set_blocking(fd, True)
+    return io.TextIOWrapper(os.fdopen(fd, "rb"), encoding="utf-8", errors="replace", newline="\n")
 
 
 class _ImportWriter(ReportWriter):
