@@ -1,0 +1,138 @@
+"""Dynamo's resume functions (``torch_dynamo_resume_in_forward_at_17``): what they resume,
+short names for tables, where each continues (the two sides of one break's branch), and
+why a frame has no graph. Readers only: no torch."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspectc.report.model import Frame
+
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
+
+
+def resumed_function(name: str | None) -> tuple[str, int] | None:
+    """``torch_dynamo_resume_in_forward_at_17`` -> ``("forward", 17)``."""
+    match = _RESUME.match(name or "")
+    return (match.group("function"), int(match.group("line"))) if match else None
+
+
+def short_function(name: str | None) -> str:
+    """A frame's function for tables: Dynamo's continuation functions as ``↳ forward_at_17``."""
+    if not name:
+        return "?"
+    return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name
+
+
+_DIS_JUMP = re.compile(r"\bJUMP_(?:FORWARD|ABSOLUTE|BACKWARD)\b.*\(to (?:L)?(\d+)\)")
+_DIS_LABEL = re.compile(r"^\s*(?:(\d+)\s+)?L(\d+):")
+
+
+def resume_target_line(bytecode: str) -> int | None:
+    """The user line a resume function continues at, from its ``ORIGINAL_BYTECODE`` listing.
+
+    A resume function starts with a prologue and a jump to where the original function
+    stopped; two branch targets of one break are two resume functions of one name whose
+    jumps land on different lines (the ``if`` side and the ``else`` side).
+    """
+    target: int | None = None
+    label = False
+    line: int | None = None
+    for text in bytecode.split("\n"):
+        number, offset, labelled = _dis_fields(text)
+        if number is not None:
+            line = number
+        if target is None:
+            jump = _DIS_JUMP.search(text)
+            if jump:
+                target = int(jump.group(1))
+                label = "(to L" in text
+            continue
+        if (labelled if label else offset) == target:
+            return line
+    return None
+
+
+def _dis_fields(text: str) -> tuple[int | None, int | None, int | None]:
+    """(line number, offset, label) of one ``dis`` line; a field not printed is None."""
+    label_match = _DIS_LABEL.match(text)
+    if label_match:
+        number = label_match.group(1)
+        return (int(number) if number else None), None, int(label_match.group(2))
+    tokens = text.replace(">>", "  ").split()
+    numbers = []
+    for token in tokens:
+        if not token.isdigit():
+            break
+        numbers.append((text.index(token), int(token)))
+    if len(numbers) >= 2:
+        return numbers[0][1], numbers[1][1], None
+    if len(numbers) == 1:
+        column, value = numbers[0]
+        # dis prints the line number at the left edge, offsets right-aligned further in.
+        return (value, None, None) if column < 6 else (None, value, None)
+    return None, None, None
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """Where a resume function continues: the line, and its code when a graph shows it."""
+
+    line: int
+    code: str | None = None
+
+
+_GRAPH_FILE = re.compile(
+    r"#\s*File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>\S+), code: (?P<code>.*)$", re.MULTILINE
+)
+
+
+def ambiguous_resumes(frames: Sequence[Frame]) -> list[Frame]:
+    """Resume frames whose name another code object shares: the targets of one break's
+    branches (the ``if`` side and the ``else`` side), told apart only by where they go."""
+    codes: dict[tuple[int | None, str], set[int | None]] = {}
+    for frame in frames:
+        if frame.function and frame.function.startswith(RESUME_PREFIX):
+            codes.setdefault((frame.rank, frame.function), set()).add(frame.id.frame)
+    return [
+        f
+        for f in frames
+        if f.function
+        and len(codes.get((f.rank, f.function), ())) > 1
+        and f.function.startswith(RESUME_PREFIX)
+    ]
+
+
+def branch_of(frame: Frame, bytecode: str | None, dynamo_graph: str | None) -> Branch | None:
+    """*frame*'s continuation line from its original bytecode, with the line's code from its
+    Dynamo graph's ``# File:`` comments when the graph traced that line."""
+    line = resume_target_line(bytecode) if bytecode else None
+    if line is None:
+        return None
+    for match in _GRAPH_FILE.finditer(dynamo_graph or ""):
+        if int(match.group("line")) == line and match.group("fn") == frame.function:
+            return Branch(line, match.group("code").strip())
+    return Branch(line)
+
+
+def no_graph_reason(frame: Frame, where: str | None = None) -> str:
+    """Why a frame has no FX graph (only its guards), in one sentence."""
+    if frame.failure is not None:
+        return "Compilation failed before Dynamo produced a graph (see the Graph breaks tab)."
+    if frame.status == "compiling":
+        return "The run ended while this frame was still compiling."
+    if frame.graph_breaks:
+        at = f" at {where}" if where else ""
+        return (
+            f"The graph break{at} came before any tensor operation: Dynamo had nothing to compile"
+            " for this frame and ran it eagerly up to the break; only its guards were recorded."
+        )
+    if frame.status == "empty_graph" or frame.metrics.op_count == 0:
+        return (
+            "Dynamo traced this frame but found no tensor operations, so it compiled no graph;"
+            " only the guards that let it skip the frame next time were recorded."
+        )
+    return "No FX graph was recorded for this frame."
