@@ -1,4 +1,5 @@
-"""``inspectc tui REPORT``: open the Textual browser (the separate inspectc-tui package).
+"""``inspectc tui REPORT [--follow]``: open the Textual browser (the separate inspectc-tui
+package); ``--follow`` watches a report that ``inspectc run`` is still writing.
 
 Capture and the other readers need no Textual; when the TUI package (or Textual) is not
 installed this command says how to install it, in one line, and exits 2.
@@ -24,7 +25,19 @@ class TuiMissing(InspectcError):
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("tui", help="browse a report in the terminal UI")
     p.add_argument("report", help="a report, a share bundle (.zip) or a directory of per-rank reports")
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow a report that `inspectc run` is still writing: frames, breaks and kernels appear as they land",
+    )
     p.set_defaults(func=cmd_tui)
+
+
+def follow_command(report: str) -> str:
+    """The command that opens the live view of *report* (``inspectc run --tui`` prints it)."""
+    import shlex
+
+    return f"inspectc tui {shlex.quote(report)} --follow"
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -36,4 +49,4 @@ def cmd_tui(args: argparse.Namespace) -> int:
         if missing in _TUI_MODULES:
             raise TuiMissing(INSTALL_HINT) from None
         raise
-    return run_tui(args.report)
+    return run_tui(args.report, follow=args.follow)

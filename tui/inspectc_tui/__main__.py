@@ -1,4 +1,5 @@
-"""``python -m inspectc_tui REPORT`` (and ``inspectc tui REPORT``): browse a report."""
+"""``python -m inspectc_tui REPORT [--follow]`` (and ``inspectc tui``): browse a report,
+or follow one that ``inspectc run`` is still writing."""
 
 from __future__ import annotations
 
@@ -10,27 +11,31 @@ from pathlib import Path
 from inspectc.errors import InspectcError
 from inspectc.report.open import open_report
 
+FOLLOW_HELP = "follow a report that `inspectc run` is still writing: frames appear as they land"
 
-def run_tui(path: str) -> int:
+
+def run_tui(path: str, *, follow: bool = False) -> int:
     """Check *path* opens (one clear error line if not), then run the app.
 
     A directory (per-rank reports, merged when loaded) is checked by the loader, which
-    shows any error in the app.
+    shows any error in the app. Followed, a report not there yet is waited for (the run
+    creates it when capture starts).
     """
-    if not Path(path).is_dir():
+    if not Path(path).is_dir() and not (follow and not Path(path).exists()):
         open_report(path).close()
     from inspectc_tui.app import InspectcApp
 
-    InspectcApp(path).run()
+    InspectcApp(path, follow=follow).run()
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="inspectc-tui", description="Browse an inspectc report.")
     parser.add_argument("report", help="a report, a share bundle (.zip) or a directory of rank reports")
+    parser.add_argument("--follow", action="store_true", help=FOLLOW_HELP)
     args = parser.parse_args(argv)
     try:
-        return run_tui(args.report)
+        return run_tui(args.report, follow=args.follow)
     except InspectcError as exc:
         print(f"inspectc: {exc}", file=sys.stderr)
         return exc.exit_code

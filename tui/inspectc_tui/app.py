@@ -1,8 +1,12 @@
 """The inspectc TUI app: loads a report in a worker, then lets you walk through it.
 
-Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels) and
-:class:`FrameScreen` (one frame in tabs); dialogs for help, search and source. Global
-keys live here: `/` search, `?` help, `e` editor, `x` graphviz export, `q` quit.
+Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels),
+:class:`FrameScreen` (one frame in tabs) and the run's break stacks; dialogs for help,
+search, source, the run and export. Global keys live here: `/` search, `?` help, `i` the
+run, `t` break stacks, `e` editor, `x` graphviz export (asks where first), `q` quit.
+
+With ``follow=True`` the report is read again whenever the file changes (a run that
+``inspectc run`` is still writing commits every 0.2 s) until the run has ended.
 """
 
 from __future__ import annotations
@@ -15,14 +19,25 @@ from textual import work
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from inspectc.errors import InspectcError
 from inspectc.report.model import Frame, Run
-from inspectc_tui.actions import editor_command, export_graph, graph_exporter
-from inspectc_tui.data import ReportData, SearchHit, load_report
-from inspectc_tui.messages import LoadFailed, LoadProgress, OpenFrame, ReportLoaded, RunRead
+from inspectc_tui.actions import editor_command, export_file_stem, export_graph, graph_exporter
+from inspectc_tui.data import ReportData, SearchHit, frame_key, load_report
+from inspectc_tui.follow import Stamp, follow_report, stamp, watch
+from inspectc_tui.messages import (
+    LoadFailed,
+    LoadProgress,
+    OpenFrame,
+    ReportLoaded,
+    ReportUpdated,
+    RunRead,
+    StepFrame,
+)
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.source import resolve
+from inspectc_tui.text import frame_label
 
 EditorRunner = Callable[[list[str]], int]
 
@@ -43,17 +58,27 @@ class InspectcApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
+        Binding("i", "run_details", "Run"),
+        Binding("t", "break_stacks", "Break stacks"),
         Binding("e", "edit", "Edit"),
-        Binding("x", "export_graph", "Graphviz"),
+        Binding("x", "export_graph", "Export…"),
     ]
 
     def __init__(
-        self, path: str | Path, *, editor: EditorRunner | None = None, export_dir: Path | None = None
+        self,
+        path: str | Path,
+        *,
+        editor: EditorRunner | None = None,
+        export_dir: Path | None = None,
+        follow: bool = False,
+        follow_every_s: float = 0.5,
     ) -> None:
         super().__init__()
         self.path = Path(path)
         self.data: ReportData | None = None
         self.export_dir = export_dir or Path.cwd()
+        self.follow = follow
+        self.follow_every_s = follow_every_s
         self._editor = editor
 
     def get_default_screen(self) -> Screen:
@@ -82,14 +107,35 @@ class InspectcApp(App[None]):
         def run_read(run: Run) -> None:
             self.post_message(RunRead(run))
 
+        worker = get_current_worker()
         try:
-            data = load_report(self.path, progress, on_run=run_read)
+            if self.follow:  # the run may not have created its report yet
+                data = follow_report(
+                    self.path,
+                    progress,
+                    on_run=run_read,
+                    every_s=self.follow_every_s,
+                    cancelled=lambda: worker.is_cancelled,
+                )
+            else:
+                data = load_report(self.path, progress, on_run=run_read)
         except InspectcError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
         self.post_message(ReportLoaded(data))
         # While the user reads the overview: import the frame screen, so Enter is quick.
         import inspectc_tui.frame.screen  # noqa: F401
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def _follow(self, seen: Stamp) -> None:
+        worker = get_current_worker()
+        for fresh in watch(
+            self.path, seen, every_s=self.follow_every_s, cancelled=lambda: worker.is_cancelled
+        ):
+            if worker.is_cancelled:
+                fresh.close()
+                return
+            self.post_message(ReportUpdated(fresh))
 
     def on_run_read(self, message: RunRead) -> None:
         self.overview.show_run(message.run)
@@ -104,6 +150,20 @@ class InspectcApp(App[None]):
     def on_report_loaded(self, message: ReportLoaded) -> None:
         self.data = message.data
         self.overview.show_data(message.data)
+        if self.follow:
+            self._follow(stamp(self.path))
+
+    def on_report_updated(self, message: ReportUpdated) -> None:
+        if self.data is None:
+            return
+        shown = [s.frame for s in self.screen_stack if hasattr(s, "frame") and hasattr(s, "data")]
+        self.data.update(message.data)
+        self.overview.show_data(self.data)
+        for frame in shown:
+            newer = self.data.frame(frame_key(frame))
+            if newer is not None and newer != frame:
+                label = frame_label(frame.compile_id, frame.rank)
+                self.notify(f"frame {label} changed: press r to read it again", timeout=4)
 
     # -- navigation --------------------------------------------------------------------
     def on_open_frame(self, message: OpenFrame) -> None:
@@ -116,13 +176,37 @@ class InspectcApp(App[None]):
 
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        chosen = message.kernel_id is not None or message.break_reason is not None
+        chosen = message.kernel_id is not None or message.break_reason is not None or message.exact_tab
         tab = message.tab if chosen else default_tab(frame)
         self.push_screen(
             FrameScreen(
                 self.data, frame, tab=tab, kernel_id=message.kernel_id, break_reason=message.break_reason
             )
         )
+
+    def on_step_frame(self, message: StepFrame) -> None:
+        order = self.overview.frame_order()
+        keys = [frame_key(f) for f in order]
+        if message.key not in keys or not keys:
+            return
+        index = keys.index(message.key) + message.step
+        if not 0 <= index < len(keys):
+            self.notify("no next frame" if message.step > 0 else "no previous frame", timeout=1.5)
+            return
+        self.overview.show_frame(order[index])
+        self.post_message(OpenFrame(keys[index], message.tab, exact_tab=True))
+
+    def action_run_details(self) -> None:
+        from inspectc_tui.dialogs.run import RunScreen
+
+        if self.data is not None and not isinstance(self.screen, RunScreen):
+            self.push_screen(RunScreen(self.data.run))
+
+    def action_break_stacks(self) -> None:
+        from inspectc_tui.overview.stacks import BreakStacksScreen
+
+        if self.data is not None and not isinstance(self.screen, BreakStacksScreen):
+            self.push_screen(BreakStacksScreen(self.data))
 
     def action_help(self) -> None:
         from inspectc_tui.dialogs.help import HelpScreen
@@ -178,19 +262,26 @@ class InspectcApp(App[None]):
         if graph_exporter() is None:
             self.notify("graph export not available", severity="warning")
             return
-        self._export(frame)
+        from inspectc_tui.dialogs.export import ExportScreen
+
+        def chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.export_dir = folder
+                self._export(frame, folder)
+
+        stem = export_file_stem(self.path, frame.compile_id, frame.rank)
+        label = frame_label(frame.compile_id, frame.rank)
+        self.push_screen(ExportScreen(label, stem, self.export_dir), chosen)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def _export(self, frame: Frame) -> None:
+    def _export(self, frame: Frame, folder: Path) -> None:
         assert self.data is not None
         try:
             paths = self.data.with_report(
-                lambda report: export_graph(
-                    report, frame.compile_id, frame.rank, self.export_dir, named=self.path
-                )
+                lambda report: export_graph(report, frame.compile_id, frame.rank, folder, named=self.path)
             )
         except (InspectcError, OSError, subprocess.SubprocessError, LookupError) as exc:
             self.call_from_thread(self.notify, f"graph export failed: {exc}", severity="error", markup=False)
             return
-        names = ", ".join(p.name for p in paths)
+        names = ", ".join(str(p) for p in paths)
         self.call_from_thread(self.notify, f"wrote {names}", title="graphviz", markup=False)

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
+from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of
+from inspectc.readers.trie import TrieNode, break_trie
 from inspectc.report.model import Frame, Kernel, Recompile, Run
 from inspectc.report.open import open_report
 from inspectc.report.reader import EventRow, Report
@@ -60,15 +62,22 @@ class ReportData:
         kernels: list[Kernel],
         *,
         opened_as: Path | None = None,
+        branches: dict[FrameKey, Branch] | None = None,
     ) -> None:
         self._report = report
         self._lock = threading.Lock()
         self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
         self.opened_as: Path = opened_as or report.path  # what the user named
+        self._index(run, frames, kernels, branches or {})
+
+    def _index(
+        self, run: Run, frames: list[Frame], kernels: list[Kernel], branches: dict[FrameKey, Branch]
+    ) -> None:
         self.run = run
         self.frames = frames
         self.kernels = kernels
-        self.event_count: int | None = None
+        self.branches = branches  # resume frames that share a name: where each continues
+        self._trie: TrieNode | None = None
         self._frames_by_key = {frame_key(f): f for f in frames}
         self._kernels_by_frame: dict[FrameKey, list[Kernel]] = {}
         self._kernels_by_id: dict[int, Kernel] = {}
@@ -85,6 +94,23 @@ class ReportData:
             for rec in frame.recompiles:
                 if rec.earlier_compile_id:
                     self._recompiled_by.setdefault(rec.earlier_compile_id, []).append((frame, rec))
+
+    def update(self, fresh: ReportData) -> None:
+        """Take over *fresh*'s report and contents (a followed run wrote more); UI thread only.
+
+        Panes keep their ``ReportData``: their later reads go to the newer file handle."""
+        with self._lock:
+            old, self._report = self._report, fresh._report
+            self.path = fresh.path
+            self._index(fresh.run, fresh.frames, fresh.kernels, fresh.branches)
+        old.close()
+
+    @property
+    def trie(self) -> TrieNode:
+        """The run's graph breaks under their user stacks (built when first asked for)."""
+        if self._trie is None:
+            self._trie = break_trie(self.frames)
+        return self._trie
 
     # -- in memory ---------------------------------------------------------------------
     def frame(self, key: FrameKey) -> Frame | None:
@@ -180,6 +206,23 @@ def load_report(
     tell(f"reading kernels ({len(frames):,} frames read)", 0.6)
     kernels = report.kernels
     tell("indexing", 0.9)
-    data = ReportData(report, run, frames, kernels, opened_as=Path(path))
+    branches = resume_branches(report, frames)
+    data = ReportData(report, run, frames, kernels, opened_as=Path(path), branches=branches)
     tell("ready", 1.0)
     return data
+
+
+def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branch]:
+    """Where each resume frame that shares its name with another continues (the two sides
+    of one break's branch): read from its original bytecode and Dynamo graph."""
+    found: dict[FrameKey, Branch] = {}
+    for frame in ambiguous_resumes(frames):
+        bytecode = None
+        for row in report.events(frame.compile_id, frame.rank):
+            if row.name.endswith("_ORIGINAL_BYTECODE"):
+                bytecode = report.event_payload(row.seq)
+                break
+        branch = branch_of(frame, bytecode, report.graph(frame.compile_id, "dynamo", frame.rank))
+        if branch is not None:
+            found[frame_key(frame)] = branch
+    return found

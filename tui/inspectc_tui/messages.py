@@ -18,6 +18,16 @@ class OpenFrame(Message):
     tab: str = "breaks"
     kernel_id: int | None = None
     break_reason: str | None = None
+    exact_tab: bool = False  # open on *tab* even when it is not the frame's most telling
+
+
+@dataclass
+class StepFrame(Message):
+    """Go from frame *key* to the next (+1) or previous (-1) one, on the same tab."""
+
+    key: FrameKey
+    step: int
+    tab: str
 
 
 @dataclass
@@ -41,6 +51,16 @@ class RunRead(Message):
 @dataclass
 class ReportLoaded(Message):
     data: ReportData
+
+
+@dataclass
+class ReportUpdated(Message):
+    """A followed report holds more than last read (a fresh read of it); bursts coalesce."""
+
+    data: ReportData
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ReportUpdated)
 
 
 @dataclass

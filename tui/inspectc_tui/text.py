@@ -2,24 +2,27 @@
 
 Report text is data: a reason, file name or kernel name may hold ``[bold]``, ANSI escapes
 or other control characters. Everything shown from a report goes through :func:`literal`,
-which never parses markup and turns control characters into visible escapes (``\\x1b``).
+which never parses markup and passes the text through the one terminal sanitizer
+(:func:`inspectc.readers.text.printable`: an escape sequence or control character becomes
+``?``). Paths are shortened by the one path shortener, relative to the run's directory.
 """
 
 from __future__ import annotations
 
-import re
-
+from rich.style import Style
 from rich.text import Text
 
+from inspectc.readers import text as report_text
+from inspectc.readers.resume import Branch, short_function
+from inspectc.readers.summary import end_text
 from inspectc.report.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
     STATUS_OK,
+    Run,
 )
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 STATUS_STYLE = {
     STATUS_FAILED: "bold red",
@@ -38,9 +41,8 @@ STATUS_LABEL = {
 
 
 def escape_controls(text: str) -> str:
-    """*text* with tabs expanded and other control characters as ``\\xNN`` escapes."""
-    text = text.expandtabs(4) if "\t" in text else text
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """One line of report text for the screen: tabs expanded, anything unsafe ``?``."""
+    return report_text.printable(text.expandtabs(4) if "\t" in text else text)
 
 
 def literal(text: str | None, style: str = "", *, one_line: bool = False, empty: str = "") -> Text:
@@ -78,35 +80,43 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def short_path(path: str | None, base: str | None) -> str:
-    """*path* relative to the run's cwd when inside it (never the viewer's cwd: stable).
-
-    A plain prefix test: ``os.path.relpath`` calls ``getcwd`` each time, which shows on
-    a thousand rows.
-    """
-    if not path:
-        return "?"
-    if base:
-        prefix = base.rstrip("/") + "/"
-        if path.startswith(prefix) and len(path) > len(prefix):
-            return path[len(prefix) :]
-    return path
+def short_path(path: str | None, base: str | None, width: int | None = None) -> str:
+    """*path* relative to the run's cwd when inside it (never the viewer's cwd: stable),
+    cut in the middle at separators to *width*."""
+    return report_text.short_path(path, base, width)
 
 
-def location(filename: str | None, line: int | None, base: str | None) -> str:
-    where = short_path(filename, base)
-    return f"{where}:{line}" if line is not None and filename else where
+def location(filename: str | None, line: int | None, base: str | None, width: int | None = None) -> str:
+    return report_text.location(filename, line, base, width)
+
+
+def cut_middle(text: str, width: int) -> str:
+    return report_text.cut_middle(text, width)
 
 
 def frame_label(compile_id: str, rank: int | None) -> str:
     return f"r{rank} {compile_id}" if rank is not None else compile_id
 
 
-RESUME_PREFIX = "torch_dynamo_resume_in_"
+def function_name(name: str | None, branch: Branch | None = None) -> str:
+    """A frame's function for tables: Dynamo's continuation functions shortened to
+    ``↳ f_at_18``, and where it continues when two share the name (``→ line 19``)."""
+    short = short_function(name)
+    return f"{short} → line {branch.line}" if branch is not None else short
 
 
-def function_name(name: str | None) -> str:
-    """A frame's function for tables: Dynamo's continuation functions shortened to ``↳ f_at_18``."""
-    if not name:
-        return "?"
-    return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name
+def link(url: str, style: str = "underline") -> Text:
+    """*url* shown as text and clickable where the terminal supports links."""
+    return Text(url, style=Style.parse(style) + Style(link=url))
+
+
+def run_state(run: Run) -> Text:
+    """How the run stands: ``exited 0``, ``running (pid 12)``, ``ended: killed``..."""
+    if run.exit_code is not None:
+        return Text(f"exited {run.exit_code}", style="green" if run.exit_code == 0 else "bold red")
+    if run.end_reason not in (None, "running"):
+        return Text(f"ended: {run.end_reason}", style="bold red")
+    said = end_text(run)  # alive on this machine, or killed before it could say so
+    if said.startswith("still running"):
+        return Text("● " + said.removeprefix("still "), style="bold magenta")
+    return Text(said, style="bold red")

@@ -1,22 +1,21 @@
-"""Fixtures for the TUI tests: golden reports from real capture, purpose-made reports."""
+"""Fixtures for the TUI tests: golden reports from real capture, purpose-made reports.
+
+Tests import the helpers beside them (``reports``, ``pilots``) as plain modules: pytest puts
+this folder on the path (it has no ``__init__.py``), and ``inspectc_tui`` is installed.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import functools
+import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from reports import write_fusion_report
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 GOLDEN = ROOT / "samples" / "reports"
-sys.path.insert(0, str(HERE))  # tests import the `reports` helper module
-
-from reports import write_fusion_report  # noqa: E402
 
 
 def golden(name: str) -> Path:
@@ -49,36 +48,11 @@ def fusion_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def large_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scaled-down benchmark report (the full one is benchmarks/make_large_report.py)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from make_large_report import build
-
+    """A scaled-down benchmark report, made by the benchmark's own script."""
     path = tmp_path_factory.mktemp("large") / "large.inspectc"
-    build(path, frames=120, kernels_per_frame=5, source_mb=6)
+    script = ROOT / "benchmarks" / "make_large_report.py"
+    args = ["--frames", "120", "--kernels-per-frame", "5", "--source-mb", "6"]
+    subprocess.run(
+        [sys.executable, str(script), str(path), *args], check=True, capture_output=True, timeout=300
+    )
     return path
-
-
-def sync(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    """Run an async Pilot test with asyncio.run (no async pytest plugin needed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-async def settle(pilot: Any) -> None:
-    """Wait until the screen is still: the active frame tab built, workers done, idle."""
-    from inspectc_tui.frame.screen import FrameScreen
-
-    for _ in range(2):  # twice: a worker's result may start another (a row, then its source)
-        screen = pilot.app.screen
-        if isinstance(screen, FrameScreen):
-            pane = screen.pane(screen.active_tab)
-            for _ in range(400):
-                if pane.built:
-                    break
-                await pilot.pause(0.01)
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()

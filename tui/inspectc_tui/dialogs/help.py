@@ -16,8 +16,10 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("/", "search frames, graph-break reasons and kernel names"),
             ("?", "this help"),
+            ("i", "the run: command, versions, capture's options, problems"),
+            ("t", "every graph break under its user stack (a stack trie)"),
             ("e", "open the current file:line in $EDITOR"),
-            ("x", "export the current frame's fusion graph (graphviz)"),
+            ("x", "export the current frame's fusion graph (asks which folder)"),
             ("q", "quit"),
             ("Tab / Shift+Tab", "move between panels"),
             ("mouse", "click rows, tabs and headers; wheel scrolls"),
@@ -28,6 +30,7 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Enter", "open the frame, break or kernel under the cursor"),
             ("f / b / k", "go to frames / graph breaks / top kernels"),
+            ("s / S", "sort the table by the next column / reverse the sort"),
             ("click a header", "sort by that column (again: reverse)"),
         ),
     ),
@@ -36,6 +39,9 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("1 … 6", "graph breaks, guards, FX graphs, kernels, metrics, events"),
             ("[ / ]", "previous / next tab"),
+            ("n / p", "next / previous frame (the overview's order), same tab"),
+            ("f (guards)", "filter the guards; Enter: back to the tree, Esc: clear"),
+            ("r", "read the frame again (a followed run changed it)"),
             ("Esc / Backspace", "back to the overview"),
         ),
     ),
@@ -45,13 +51,13 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Enter on an FX node line", "go to the kernel that fused it"),
             ("Enter on a kernel's node", "go to the node's line in the FX graph"),
             ("Enter on a kernel's origin", "show the user source it came from"),
-            ("s (kernels)", "cycle the sort: total, mean, calls, name, size"),
         ),
     ),
     (
         "Source views",
         (
             ("↑ ↓ PgUp PgDn", "move the cursor"),
+            ("← → (h / l)", "scroll long lines sideways (guards, graphs, kernel source)"),
             ("g / G", "top / bottom"),
         ),
     ),
@@ -71,15 +77,6 @@ def help_table() -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 90%; max-width: 84; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 0 2;
-    }
-    HelpScreen Static { width: 1fr; }
-    """
-
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:

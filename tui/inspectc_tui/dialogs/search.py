@@ -18,18 +18,6 @@ KIND_STYLE = {"frame": "bold", "break": "bold yellow", "kernel": "bold green"}
 
 
 class SearchScreen(ModalScreen[SearchHit | None]):
-    DEFAULT_CSS = """
-    SearchScreen { align: center top; }
-    SearchScreen > Vertical {
-        width: 90%; max-width: 130; height: auto; max-height: 80%; margin-top: 2;
-        border: thick $primary; background: $surface;
-    }
-    SearchScreen #search-results {
-        height: auto; max-height: 24; border: none; text-wrap: nowrap; text-overflow: ellipsis;
-    }
-    SearchScreen #search-count { color: $text-muted; padding: 0 1; height: 1; }
-    """
-
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("down", "to_results", "Results", show=False),

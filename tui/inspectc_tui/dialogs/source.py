@@ -18,17 +18,6 @@ Location = tuple[str | None, int | None]
 
 
 class SourceDialog(ModalScreen[None]):
-    DEFAULT_CSS = """
-    SourceDialog { align: center middle; }
-    SourceDialog > Vertical {
-        width: 90%; max-width: 120; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    SourceDialog #source-title { height: auto; margin-bottom: 1; }
-    SourceDialog CodeView { height: 15; }
-    SourceDialog #source-help { color: $text-muted; height: 1; margin-top: 1; }
-    """
-
     # A modal screen hides the app's bindings: `e` is bound here again.
     BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("e", "app.edit", "Edit")]
 

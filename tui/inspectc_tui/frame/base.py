@@ -18,11 +18,6 @@ class FramePane(Vertical):
     """A tab's content. Empty until first shown: then :meth:`build` makes its widgets and
     :meth:`load` fills them (a frame screen opens with one tab's widgets, not six)."""
 
-    DEFAULT_CSS = """
-    FramePane { height: 1fr; }
-    FramePane > Horizontal { height: 1fr; }
-    """
-
     def __init__(self, data: ReportData, frame: Frame, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.data = data
@@ -42,6 +37,10 @@ class FramePane(Vertical):
         self.built = True
         self.load()
         self._ready.set()
+
+    async def wait_built(self) -> None:
+        """Return once the pane is built and filled (whoever started it)."""
+        await self._ready.wait()
 
     def build(self) -> ComposeResult:
         """The pane's widgets (like ``compose``, run when first shown)."""

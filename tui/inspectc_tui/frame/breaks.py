@@ -1,43 +1,52 @@
-"""The Graph breaks tab: each break (and a failure) with its reason, hints, user stack and
-the user's source around it, highlighted, when the file can be read here."""
+"""The Graph breaks tab: each break (and a failure) once, with its documentation page, the
+line and the caret under the expression, the user's source around it (read in a worker),
+what it means, the hints and the user stack from the user's code on."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.report.model import GraphBreak, StackFrame
+from inspectc.readers.breaks import (
+    Position,
+    distinct_breaks,
+    doc_url,
+    positions,
+    reason_if_new,
+    title_and_explanation,
+)
+from inspectc.report.model import GraphBreak
 from inspectc_tui.frame.base import FramePane, Location
-from inspectc_tui.source import excerpt
-from inspectc_tui.text import literal, location
+from inspectc_tui.source import Excerpt, excerpt
+from inspectc_tui.text import link, literal, location
 from inspectc_tui.widgets.code_view import CodeView
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
     title: Text
-    head: Text  # what and where: shown above the source
+    head: Text  # what, its page, where, the expression: shown above the source
     detail: Text  # explanation, hints, user stack: shown below it
     filename: str | None
     line: int | None
     reason: str | None = None
+    columns: tuple[int, int] | None = None  # the expression in the (stripped) line
 
 
 class BreaksPane(FramePane):
-    DEFAULT_CSS = """
-    BreaksPane #break-list { width: 38%; height: 1fr; border: none; }
-    BreaksPane #break-detail { width: 1fr; height: 1fr; padding: 0 1; }
-    BreaksPane #break-source { height: 13; margin-top: 1; }
-    BreaksPane #source-note { color: $text-muted; margin-top: 1; }
-    BreaksPane #break-more { margin-top: 1; }
-    """
+    class SourceRead(Message):
+        def __init__(self, index: int, found: Excerpt) -> None:
+            self.index = index
+            self.found = found
+            super().__init__()
 
     def build(self) -> ComposeResult:
         with Horizontal(id="breaks-body"):
@@ -54,6 +63,7 @@ class BreaksPane(FramePane):
         if not self.entries:
             self.query_one("#break-list").display = False
             self.query_one("#break-source").display = False
+            self.query_one("#source-note").display = False
             self.query_one("#break-info", Static).update(
                 Text("No graph breaks in this frame.", style="green")
             )
@@ -93,29 +103,58 @@ class BreaksPane(FramePane):
             detail = literal(failure.reason, empty="(no reason recorded)")
             title = Text("✗ ", style="bold red") + literal(failure.fail_type or "failed", "red")
             entries.append(Entry(title, head, detail, where, line))
-        for number, gb in enumerate(self.frame.graph_breaks, 1):
-            title = Text(f"{number}. ", style="bold yellow") + literal(gb.reason, one_line=True)
-            head, detail = self._detail(gb, base)
-            entries.append(Entry(title, head, detail, gb.filename, gb.line, gb.reason))
+        for number, (gb, count) in enumerate(distinct_breaks(self.frame.graph_breaks), 1):
+            name, _ = title_and_explanation(gb)
+            title = Text(f"{number}. ", style="bold yellow") + literal(name, one_line=True)
+            if count > 1:
+                title.append(f"  ×{count}", style="dim")
+            stack = positions(gb, self.data.run.python_version)
+            here = next((p for p in reversed(stack) if p.frame.line == gb.line), None)
+            head = self._head(gb, here)
+            detail = self._detail(gb, count, stack)
+            columns = (
+                (here.start, here.end) if here and here.start is not None and here.end is not None else None
+            )
+            entries.append(Entry(title, head, detail, gb.filename, gb.line, gb.reason, columns))
         return entries
 
-    @staticmethod
-    def _detail(gb: GraphBreak, base: str | None) -> tuple[Text, Text]:
-        head = Text()
-        head.append_text(literal(gb.gb_type or gb.reason, "bold yellow", one_line=True))
+    def _head(self, gb: GraphBreak, here: Position | None) -> Text:
+        base = self.data.run.cwd
+        name, _ = title_and_explanation(gb)
+        head = literal(name, "bold yellow", one_line=True)
+        url = doc_url(gb)
+        head.append("\n")
         if gb.gb_id:
-            head.append(f"  {gb.gb_id}", style="dim")
+            head.append(f"{gb.gb_id}  ", style="bold")
+        head.append_text(link(url) if url else Text("no documentation page recorded", style="dim"))
         head.append("\nat ", style="dim")
         head.append_text(literal(location(gb.filename, gb.line, base), "cyan"))
+        if here is not None and here.frame.function:
+            head.append(" in ", style="dim")
+            head.append_text(literal(here.frame.function))
+        if here is not None and here.frame.code:
+            head.append("\n    ")
+            head.append_text(literal(here.frame.code.strip(), "bold"))
+            caret = here.caret()
+            head.append("\n    ")
+            if caret:
+                head.append(caret, style="bold red")
+            else:
+                head.append("(the expression's columns were not recorded)", style="dim")
+        return head
+
+    def _detail(self, gb: GraphBreak, count: int, stack: list[Position]) -> Text:
         out = Text()
-        # torch writes the reason as "<type>: <explanation>"; show it only if it says more.
-        said = {gb.gb_type, f"{gb.gb_type}: {gb.explanation}", gb.explanation}
-        if gb.reason.strip() not in said:
-            out.append_text(literal(gb.reason.strip()))
+        _, explanation = title_and_explanation(gb)
+        extra = reason_if_new(gb)
+        if extra:
+            out.append_text(literal(extra))
             out.append("\n\n")
-        if gb.explanation:
-            out.append_text(literal(gb.explanation))
+        if explanation:
+            out.append_text(literal(explanation))
             out.append("\n\n")
+        if count > 1:
+            out.append(f"Recorded {count}× in this frame (Dynamo restarted its analysis).\n\n", style="dim")
         if gb.hints:
             out.append("Hints\n", style="bold")
             for hint in gb.hints:
@@ -123,17 +162,49 @@ class BreaksPane(FramePane):
                 out.append_text(literal(hint))
                 out.append("\n")
             out.append("\n")
-        if gb.user_stack:
+        if stack:
             out.append("User stack (most recent call last)\n", style="bold")
-            out.append_text(_stack(gb.user_stack, base))
-        return head, out
+            out.append_text(self._stack(stack))
+        return out
 
+    def _stack(self, stack: list[Position]) -> Text:
+        base = self.data.run.cwd
+        out = Text()
+        for pos in stack:
+            sf = pos.frame
+            out.append("  ")
+            out.append_text(literal(location(sf.filename, sf.line, base), "cyan"))
+            if sf.function:
+                out.append(" in ", style="dim")
+                out.append_text(literal(sf.function))
+            out.append("\n")
+            if sf.code:
+                out.append("      ")
+                out.append_text(literal(sf.code.strip(), "italic"))
+                out.append("\n")
+                caret = pos.caret()
+                if caret and caret.strip() != "^" * len(sf.code.strip()):
+                    out.append("      " + caret + "\n", style="red")
+        return out
+
+    # -- the highlighted entry -----------------------------------------------------------
     @on(OptionList.OptionHighlighted, "#break-list")
     def _show(self, event: OptionList.OptionHighlighted) -> None:
         entry = self.entries[event.option_index]
         self.query_one("#break-info", Static).update(entry.head)
         self.query_one("#break-more", Static).update(entry.detail)
-        found = excerpt(entry.filename, entry.line, run_cwd=self.data.run.cwd, report_path=self.data.path)
+        self._read_source(event.option_index, entry.filename, entry.line)
+
+    @work(thread=True, exclusive=True, group="break-source", exit_on_error=False)
+    def _read_source(self, index: int, filename: str | None, line: int | None) -> None:
+        found = excerpt(filename, line, run_cwd=self.data.run.cwd, report_path=self.data.path)
+        self.post_message(self.SourceRead(index, found))
+
+    @on(SourceRead)
+    def _show_source(self, message: SourceRead) -> None:
+        if self.query_one("#break-list", OptionList).highlighted != message.index:
+            return  # the user moved on
+        found = message.found
         note = self.query_one("#source-note", Static)
         view = self.query_one("#break-source", CodeView)
         if found.note:
@@ -145,20 +216,9 @@ class BreaksPane(FramePane):
         view.display = True
         focus = (found.focus or found.first) - found.first
         view.set_text("\n".join(found.lines), first_line=found.first, marks={focus})
+        columns = self.entries[message.index].columns
+        if columns is not None and 0 <= focus < len(found.lines):
+            text = found.lines[focus]
+            indent = len(text) - len(text.lstrip())
+            view.underline = (focus, indent + columns[0], indent + columns[1])
         view.styles.height = len(found.lines)
-
-
-def _stack(stack: tuple[StackFrame, ...], base: str | None) -> Text:
-    out = Text()
-    for sf in stack:
-        out.append("  ")
-        out.append_text(literal(location(sf.filename, sf.line, base), "cyan"))
-        if sf.function:
-            out.append(" in ", style="dim")
-            out.append_text(literal(sf.function))
-        out.append("\n")
-        if sf.code:
-            out.append("      ")
-            out.append_text(literal(sf.code.strip(), "italic"))
-            out.append("\n")
-    return out

@@ -24,13 +24,6 @@ MAX_PAYLOAD = 2_000_000
 
 
 class EventsPane(FramePane):
-    DEFAULT_CSS = """
-    EventsPane #event-table { width: 45%; height: 1fr; }
-    EventsPane #event-main { width: 1fr; }
-    EventsPane #event-caption { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
-    EventsPane #event-body { height: 1fr; }
-    """
-
     class EventsRead(Message):
         def __init__(self, rows: list[EventRow]) -> None:
             self.rows = rows

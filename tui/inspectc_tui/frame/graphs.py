@@ -13,8 +13,10 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspectc.readers.resume import no_graph_reason
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.fusion import kernels_for_node, node_at, node_line
+from inspectc_tui.text import literal, location
 from inspectc_tui.widgets.code_view import CodeView
 
 TITLES = {
@@ -35,13 +37,6 @@ ORDER = list(TITLES)
 
 
 class GraphsPane(FramePane):
-    DEFAULT_CSS = """
-    GraphsPane #graph-kinds { width: 20; height: 1fr; border: none; }
-    GraphsPane #graph-main { width: 1fr; }
-    GraphsPane #graph-caption { height: 1; padding: 0 1; background: $boost; color: $text-muted; }
-    GraphsPane #graph-code { height: 1fr; }
-    """
-
     class NodeChosen(Message):
         """A node line was chosen: go to the kernel that fused it."""
 
@@ -61,6 +56,7 @@ class GraphsPane(FramePane):
         with Horizontal(id="graphs-body"):
             yield OptionList(id="graph-kinds")
             with Vertical(id="graph-main"):
+                yield Static(id="graph-note")
                 yield Static(id="graph-caption")
                 yield CodeView(id="graph-code")
 
@@ -69,6 +65,11 @@ class GraphsPane(FramePane):
         self.kinds = kinds
         self.current: str | None = None
         options = self.query_one("#graph-kinds", OptionList)
+        note = self.query_one("#graph-note", Static)
+        fx = [k for k in kinds if k != "guards"]
+        note.display = not fx
+        if not fx:  # nothing compiled: say why, above the guards that were recorded
+            note.update(Text("No FX graph. ", style="bold") + literal(self.empty_reason(), "italic"))
         if not kinds:
             options.display = False
             self.query_one("#graph-caption", Static).update(
@@ -77,6 +78,11 @@ class GraphsPane(FramePane):
             return
         options.add_options(Option(Text(TITLES.get(k, k)), id=k) for k in kinds)
         options.highlighted = 0
+
+    def empty_reason(self) -> str:
+        gb = self.frame.graph_breaks[0] if self.frame.graph_breaks else None
+        where = location(gb.filename, gb.line, self.data.run.cwd) if gb else None
+        return no_graph_reason(self.frame, where)
 
     def main_widget(self) -> Widget | None:
         return self.query_one("#graph-kinds") if self.kinds else None

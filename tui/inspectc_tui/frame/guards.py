@@ -1,5 +1,9 @@
-"""The Guards tab: the frame's guard tree, filterable by source, and on a recompile the
-guard that failed (this frame's reason, and guards of this frame that later failed)."""
+"""The Guards tab: the frame's guard tree, filterable by source (`f`), and on a recompile
+the guard that failed (this frame's reason, and guards of this frame that later failed).
+
+A tensor guard's label puts what it checks first (dtype, size, stride); the highlighted
+guard is shown whole below the tree, wrapped, and the tree scrolls sideways (←/→).
+Dynamo's ``___stackN`` sources are explained where they appear."""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 
+from inspectc.readers.breaks import stack_values
 from inspectc.report.model import Guard
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.text import literal, location
@@ -19,6 +25,24 @@ MAX_NODES = 5000
 EXPAND_UP_TO = 400  # guards; a bigger tree opens with its sources folded
 _MANAGERS = {"TREE_GUARD_MANAGER", "GuardManager", "DictGuardManager", "RootGuardManager"}
 _TENSOR = re.compile(r"\btensor '([^']+)'")
+_CHECK_TENSOR = re.compile(
+    r"^check_tensor\((?P<source>.*?), (?P<cls>\w+), DispatchKeySet\([^)]*\), (?P<rest>.*)\)$"
+)
+
+
+def guard_summary(guard: Guard) -> str:
+    """What a guard checks, most telling part first: a tensor guard's dtype, size and stride
+    come before the dispatch keys that push them off a narrow screen."""
+    code = guard.code
+    if code.startswith(guard.kind + ":"):
+        code = code[len(guard.kind) + 1 :].strip()
+    match = _CHECK_TENSOR.match(code) if guard.kind == "TENSOR_MATCH" else None
+    if match is None:
+        return code
+    parts = [p.strip() for p in _top_level_split(match.group("rest")) if p.strip()]
+    named = [p for p in parts if p.startswith(("size=", "stride="))]
+    rest = [p for p in parts if p not in named and p != "device=None"]
+    return ", ".join([*rest[:1], *named, *rest[1:]])
 
 
 def failed_guard_matches(guard: Guard, reason: str) -> bool:
@@ -32,18 +56,25 @@ def failed_guard_matches(guard: Guard, reason: str) -> bool:
     return bool(guard.code) and len(guard.code) > 8 and guard.code in reason
 
 
+def _top_level_split(text: str) -> list[str]:
+    """*text* split at the commas outside brackets (``size=[8, 64]`` stays whole)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return parts
+
+
 class GuardsPane(FramePane):
-    DEFAULT_CSS = """
-    GuardsPane #guard-filter { border: none; height: 1; padding: 0 1; background: $boost; }
-    GuardsPane #guard-filter:focus { background: $primary 30%; }
-    GuardsPane #recompile-info { padding: 0 1; margin-bottom: 1; }
-    GuardsPane #guard-tree { height: 1fr; }
-    GuardsPane #guard-detail { height: auto; max-height: 3; padding: 0 1; background: $boost; }
-    """
+    BINDINGS = [Binding("f", "filter", "Filter guards")]
 
     def build(self) -> ComposeResult:
-        yield Input(
-            placeholder="/ filter guards by source or code, e.g. L['x']   (Enter: go to the tree)",
+        yield GuardFilter(
+            placeholder="f: filter guards by source or code, e.g. L['x']   (Enter: the tree · Esc: clear)",
             id="guard-filter",
         )
         yield Static(id="recompile-info")
@@ -63,6 +94,14 @@ class GuardsPane(FramePane):
         """Texts of later recompiles caused by a guard of this frame failing."""
         return [r.guard or r.text for _, r in self.data.later_recompiles(self.frame)]
 
+    def action_filter(self) -> None:
+        self.query_one("#guard-filter").focus()
+
+    def stack_notes(self, text: str) -> list[str]:
+        """What each ``___stackN`` in *text* holds, as lines (empty when none is named)."""
+        values = stack_values(text, self.frame, self.data.frames, self.data.run.python_version)
+        return [v.describe(location(v.filename, v.line, self.data.run.cwd)) for v in values]
+
     def _recompile_panel(self) -> None:
         info = Text()
         for rec in self.frame.recompiles:
@@ -72,6 +111,10 @@ class GuardsPane(FramePane):
             info.append("  failed guard: ", style="dim")
             info.append_text(literal(rec.guard or rec.text, "red"))
             info.append("\n")
+            for note in self.stack_notes(rec.guard or rec.text):
+                info.append("  ")
+                info.append_text(literal(note, "italic"))
+                info.append("\n")
         for later, rec in self.data.later_recompiles(self.frame):
             info.append(f"Guard failed later, recompiling as {later.compile_id}: ", style="bold magenta")
             info.append_text(literal(rec.guard or rec.text, "red"))
@@ -107,6 +150,9 @@ class GuardsPane(FramePane):
             failed = [self._failed_guard(g) for g in members]
             title = literal(source, "bold") if source else Text("global state", style="bold italic")
             title.append(f"  {len(members)}", style="dim")
+            for note in self.stack_notes(source):
+                title.append("  ")
+                title.append_text(literal(note, "italic dim"))
             if any(failed):
                 title.append("  ✗ failed later", style="bold red")
             node = tree.root.add(title, expand=expand or any(failed))
@@ -131,10 +177,7 @@ class GuardsPane(FramePane):
             label.append("✗ failed later  ", style="bold white on red")
         label.append_text(literal(guard.kind, "bold cyan"))
         label.append("  ")
-        code = guard.code
-        if code.startswith(guard.kind + ":"):
-            code = code[len(guard.kind) + 1 :].strip()
-        label.append_text(literal(code, "red" if failed else "", one_line=True))
+        label.append_text(literal(guard_summary(guard), "red" if failed else "", one_line=True))
         return label
 
     @on(Input.Changed, "#guard-filter")
@@ -150,6 +193,11 @@ class GuardsPane(FramePane):
         guard = event.node.data
         detail = Text()
         if isinstance(guard, Guard):
+            detail.append_text(literal(guard.kind, "bold cyan"))
+            if guard.source:
+                detail.append(" on ", style="dim")
+                detail.append_text(literal(guard.source, "bold"))
+            detail.append("\n")
             detail.append_text(literal(guard.code))
             if guard.user_code:
                 detail.append("\nfrom ", style="dim")
@@ -168,3 +216,15 @@ class GuardsPane(FramePane):
         if isinstance(guard, Guard) and guard.filename:
             return (guard.filename, guard.line)
         return None
+
+
+class GuardFilter(Input):
+    """The filter line: Esc clears it and gives the keys back to the tree (not the screen's Back)."""
+
+    BINDINGS = [Binding("escape", "leave", "Back to the tree", show=False)]
+
+    def action_leave(self) -> None:
+        self.value = ""
+        pane = next((a for a in self.ancestors if isinstance(a, GuardsPane)), None)
+        if pane is not None:
+            pane.query_one("#guard-tree").focus()

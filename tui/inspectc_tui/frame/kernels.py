@@ -9,21 +9,19 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspectc.readers.resume import no_graph_reason
 from inspectc.report.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.fusion import graph_for_kernel
 from inspectc_tui.text import literal, location, micros, percent
 from inspectc_tui.widgets.code_view import CodeView
 from inspectc_tui.widgets.table import Column, VirtualTable
-
-SORT_CYCLE = ("total", "mean", "calls", "name", "size")
 
 
 def _num(text: str) -> Text:
@@ -36,7 +34,9 @@ class KernelTable(VirtualTable):
         self.set_columns(
             Column("total", _num("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
             Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
-            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20),
+            Column(
+                "name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20, cut="middle"
+            ),
             Column("language", Text("Lang"), sort_key=lambda k: k.language),
             Column("calls", _num("Calls"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("mean", _num("Mean"), sort_key=lambda k: -(k.time.mean_us if k.time else -1.0)),
@@ -62,17 +62,6 @@ class KernelTable(VirtualTable):
 
 
 class KernelsPane(FramePane):
-    DEFAULT_CSS = """
-    KernelsPane #kernel-table { width: 55%; height: 1fr; }
-    KernelsPane #kernel-detail { width: 1fr; height: 1fr; padding-left: 1; }
-    KernelsPane #kernel-info { height: auto; max-height: 6; }
-    KernelsPane #kernel-links { height: auto; max-height: 8; border: none; margin: 0; }
-    KernelsPane #kernel-caption { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
-    KernelsPane #kernel-source { height: 1fr; }
-    """
-
-    BINDINGS = [Binding("s", "cycle_sort", "Sort")]
-
     class NodeChosen(Message):
         """Go to a fused node's definition in an FX graph."""
 
@@ -111,9 +100,12 @@ class KernelsPane(FramePane):
             self.query_one("#kernel-links").display = False
             self.query_one("#kernel-source").display = False
             self.query_one("#kernel-caption").display = False
-            self.query_one("#kernel-info", Static).update(
-                Text("No kernels were generated for this frame.", style="dim")
-            )
+            why = Text("No kernels were generated for this frame.", style="dim")
+            if not [k for k in self.frame.graph_kinds if k != "guards"]:
+                gb = self.frame.graph_breaks[0] if self.frame.graph_breaks else None
+                where = location(gb.filename, gb.line, self.data.run.cwd) if gb else None
+                why.append(" " + no_graph_reason(self.frame, where), style="dim italic")
+            self.query_one("#kernel-info", Static).update(why)
             return
         self.query_one(KernelTable).fill(self.kernels)
 
@@ -122,17 +114,6 @@ class KernelsPane(FramePane):
 
     def select(self, kernel_id: int) -> None:
         self.query_one(KernelTable).select_key(str(kernel_id))
-
-    def action_cycle_sort(self) -> None:
-        table = self.query_one(KernelTable)
-        current = table.sorted_by[0] if table.sorted_by else SORT_CYCLE[-1]
-        following = (
-            SORT_CYCLE[(SORT_CYCLE.index(current) + 1) % len(SORT_CYCLE)]
-            if current in SORT_CYCLE
-            else SORT_CYCLE[0]
-        )
-        table.sort_by(following, reverse=False)
-        self.app.notify(f"kernels sorted by {following}", timeout=1.5)
 
     @on(VirtualTable.RowHighlighted, "#kernel-table")
     def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:

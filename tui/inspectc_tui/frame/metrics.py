@@ -49,10 +49,6 @@ def metric_rows(frame: Frame) -> list[tuple[str, str, Text]]:
 
 
 class MetricsPane(FramePane):
-    DEFAULT_CSS = """
-    MetricsPane #metrics { height: 1fr; }
-    """
-
     def build(self) -> ComposeResult:
         yield DataTable(id="metrics", cursor_type="row", zebra_stripes=True)
 

@@ -2,7 +2,8 @@
 
 Tabs fill the first time they are shown. Fusion navigation crosses tabs: a node line in
 an FX graph goes to its kernel; a kernel's fused node goes back to its graph line; a
-kernel's origin shows the user source it came from.
+kernel's origin shows the user source it came from. `n`/`p` step to the next or previous
+frame (in the overview's order) on the same tab.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
+from inspectc.readers.breaks import distinct_breaks, stack_values
+from inspectc.readers.resume import resumed_function
 from inspectc.report.model import Frame
-from inspectc_tui.data import ReportData
+from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.dialogs.source import SourceDialog
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.frame.breaks import BreaksPane
@@ -24,7 +27,8 @@ from inspectc_tui.frame.graphs import GraphsPane
 from inspectc_tui.frame.guards import GuardsPane
 from inspectc_tui.frame.kernels import KernelsPane, KernelTable
 from inspectc_tui.frame.metrics import MetricsPane
-from inspectc_tui.text import frame_label, literal, location, seconds, status_text
+from inspectc_tui.messages import OpenFrame, StepFrame
+from inspectc_tui.text import frame_label, function_name, literal, location, seconds, status_text
 
 TABS: tuple[tuple[str, str, type[FramePane]], ...] = (
     ("breaks", "Graph breaks", BreaksPane),
@@ -37,10 +41,12 @@ TABS: tuple[tuple[str, str, type[FramePane]], ...] = (
 
 
 def frame_header(frame: Frame, data: ReportData) -> Text:
+    base = data.run.cwd
+    branch = data.branches.get(frame_key(frame))
     out = Text()
     out.append(f" {frame_label(frame.compile_id, frame.rank)} ", style="bold reverse")
     out.append("  ")
-    out.append_text(literal(frame.function or "?", "bold"))
+    out.append_text(literal(function_name(frame.function, branch), "bold"))
     out.append("()  ")
     out.append_text(literal(location(frame.filename, frame.line, data.run.cwd), "cyan"))
     out.append("  ")
@@ -54,9 +60,21 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
     if frame.attempts > 1:
         details.append(f"{frame.attempts} attempts")
     out.append("  ·  " + "  ·  ".join(details), style="dim")
+    resumed = resumed_function(frame.function)
+    if resumed is not None:
+        out.append(f"\n resumes {resumed[0]}() after its graph break at line {resumed[1]}", style="dim")
+        if branch is not None:
+            out.append(f", continuing at line {branch.line}", style="dim")
+            if branch.code:
+                out.append(": ", style="dim")
+                out.append_text(literal(branch.code, "italic"))
     for rec in frame.recompiles[:1]:
         out.append("\n recompile: ", style="bold magenta")
         out.append_text(literal(rec.guard or rec.text, one_line=True))
+        for value in stack_values(rec.guard or rec.text, frame, data.frames, data.run.python_version):
+            out.append("  (")
+            out.append_text(literal(value.describe(location(value.filename, value.line, base)), "italic"))
+            out.append(")")
     if frame.failure is not None:
         out.append("\n failed: ", style="bold red")
         out.append_text(literal(frame.failure.reason or frame.failure.fail_type, "red", one_line=True))
@@ -74,6 +92,9 @@ class FrameScreen(Screen[None]):
         ),
         Binding("right_square_bracket", "next_tab(1)", "Next tab", show=False),
         Binding("left_square_bracket", "next_tab(-1)", "Previous tab", show=False),
+        Binding("n", "step(1)", "Next frame"),
+        Binding("p", "step(-1)", "Prev frame"),
+        Binding("r", "reload", "Reload", show=False),
     ]
 
     def __init__(
@@ -102,7 +123,7 @@ class FrameScreen(Screen[None]):
     def _tab_title(self, key: str, title: str) -> str:
         f = self.frame
         counts = {
-            "breaks": len(f.graph_breaks) + (1 if f.failure else 0),
+            "breaks": len(distinct_breaks(f.graph_breaks)) + (1 if f.failure else 0),
             "guards": len(f.guards),
             "graphs": len(f.graph_kinds),
             "kernels": len(self.data.frame_kernels(f)),
@@ -151,6 +172,13 @@ class FrameScreen(Screen[None]):
 
     def action_show_tab(self, key: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{key}"
+
+    def action_reload(self) -> None:
+        """Read the frame again (a followed run may have added to it)."""
+        self.post_message(OpenFrame(frame_key(self.frame), self.active_tab, exact_tab=True))
+
+    def action_step(self, step: int) -> None:
+        self.post_message(StepFrame(frame_key(self.frame), step, self.active_tab))
 
     def action_next_tab(self, step: int) -> None:
         keys = [key for key, _, _ in TABS]

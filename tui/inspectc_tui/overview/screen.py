@@ -1,7 +1,8 @@
 """The overview: the run, its frames, its graph breaks (deduplicated) and its top kernels.
 
 It paints at once with the run's header and a progress bar; the tables fill when the
-app's loader worker hands over the :class:`ReportData`. Choosing a row opens that frame.
+app's loader worker hands over the :class:`ReportData`, and fill again (keeping their sort
+and cursor) each time a followed run writes more. Choosing a row opens that frame.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from inspectc.report.model import Frame, Kernel, Run
 from inspectc_tui.data import ReportData, frame_key, kernel_key
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.tables import BreaksTable, FramesTable, TopKernelsTable
-from inspectc_tui.text import literal, seconds
+from inspectc_tui.text import literal, run_state, seconds
 from inspectc_tui.widgets.table import VirtualTable
 
 Location = tuple[str | None, int | None]
@@ -44,10 +45,7 @@ def run_header(run: Run, data: ReportData | None) -> Text:
         or Text("versions not recorded", style="dim")
     )
     out.append("  ·  ", style="dim")
-    if run.exit_code is not None:
-        out.append(f"exit {run.exit_code}", style="green" if run.exit_code == 0 else "bold red")
-    else:
-        out.append(f"ended: {run.end_reason or 'running or killed'}", style="bold red")
+    out.append_text(run_state(run))
     if run.started and run.ended and run.ended >= run.started:
         out.append(f"  ·  ran {seconds(run.ended - run.started)}", style="dim")
     if run.exception:
@@ -136,6 +134,7 @@ class OverviewScreen(Screen[None]):
         if not self._mounted:  # the report was read before the screen was built
             self._pending = data
             return
+        first = self.data is None
         self.data = data
         self.query_one("#run-header", Static).update(run_header(data.run, data))
         frames = self.query_one(FramesTable)
@@ -161,9 +160,23 @@ class OverviewScreen(Screen[None]):
             self.query_one(empty).display = not has_rows
         self.query_one("#loading").display = False
         self.query_one("#overview-body").remove_class("-hidden")
-        frames.focus()
+        if first:
+            frames.focus()
 
     # -- navigation --------------------------------------------------------------------
+    def frame_order(self) -> list[Frame]:
+        """The frames as the frames table shows them (its sort), for `n`/`p` in a frame."""
+        table = self.query_one(FramesTable)
+        return [f for f in (table.object_for(k) for k in table.row_keys()) if isinstance(f, Frame)]
+
+    def show_frame(self, frame: Frame) -> None:
+        """Put the frames table's cursor on *frame* (Esc from a frame comes back to it)."""
+        table = self.query_one(FramesTable)
+        for key in table.row_keys():
+            if table.object_for(key) is frame:
+                table.select_key(key)
+                return
+
     def action_focus_table(self, selector: str) -> None:
         widget = self.query_one(selector)
         if widget.display:

@@ -1,16 +1,18 @@
 """The overview's tables: frames, deduplicated graph breaks, top kernels by time.
 
-Rows are keyed so a chosen row names what to open: frames by index into
-``ReportData.frames``, break groups by index into ``ReportData.groups``, kernels by id.
-Every cell from the report is a literal ``Text``.
+Rows are keyed by what they show, so a refill (a followed run wrote more) keeps the
+cursor on the same row: frames by rank and compile id, break groups by place and reason,
+kernels by id. Every cell from the report is a literal ``Text``.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from inspectc.readers.breaks import title_and_explanation
+from inspectc.readers.resume import Branch
 from inspectc.report.model import Frame
-from inspectc_tui.data import ReportData, kernel_key
+from inspectc_tui.data import ReportData, frame_key, kernel_key
 from inspectc_tui.text import frame_label, function_name, literal, location, micros, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
 
@@ -32,7 +34,13 @@ class FramesTable(VirtualTable):
         self.set_columns(
             Column("frame", Text("Frame"), sort_key=lambda f: f.ordinal),
             Column(
-                "function", Text("Function"), 32, sort_key=lambda f: f.function or "", flex=True, min_width=14
+                "function",
+                Text("Function"),
+                40,
+                sort_key=lambda f: f.function or "",
+                flex=True,
+                min_width=18,
+                cut="middle",
             ),
             Column("status", Text("Status"), sort_key=lambda f: f.status),
             Column("breaks", right("Breaks"), sort_key=lambda f: -len(f.graph_breaks)),
@@ -46,18 +54,19 @@ class FramesTable(VirtualTable):
                 sort_key=lambda f: (f.filename or "", f.line or 0),
                 flex=True,
                 min_width=16,
-                keep_end=True,
+                cut="path",
             ),
         )
-        for index, frame in enumerate(data.frames):
-            self.add_object(str(index), frame, self._row(frame, base))
+        for frame in data.frames:
+            branch = data.branches.get(frame_key(frame))
+            self.add_object(f"{frame.rank}:{frame.compile_id}", frame, self._row(frame, base, branch))
         self.done()
 
     @staticmethod
-    def _row(frame: Frame, base: str | None) -> list[Text]:
+    def _row(frame: Frame, base: str | None, branch: Branch | None) -> list[Text]:
         return [
             Text(frame_label(frame.compile_id, frame.rank), style="bold"),
-            literal(function_name(frame.function)),
+            literal(function_name(frame.function, branch)),
             status_text(frame.status),
             _count(len(frame.graph_breaks), "yellow"),
             _count(len(frame.recompiles), "magenta"),
@@ -73,19 +82,27 @@ class BreaksTable(VirtualTable):
         self.reset()
         self.set_columns(
             Column("count", right("Count"), sort_key=lambda g: -g.count),
-            Column("reason", Text("Reason"), 120, sort_key=lambda g: g.reason, flex=True, min_width=30),
-            Column("location", Text("Location"), 40, sort_key=lambda g: g.location, keep_end=True),
-            Column("frames", Text("Frames"), 30, sort_key=lambda g: g.compile_ids[0]),
+            Column("reason", Text("Reason"), 120, sort_key=lambda g: g.reason, flex=True, min_width=16),
+            Column(
+                "location",
+                Text("Location"),
+                40,
+                sort_key=lambda g: g.location,
+                flex=True,
+                min_width=12,
+                cut="path",
+            ),
+            Column("frames", Text("Frames"), 30, sort_key=lambda g: g.compile_ids[0], flex=True, min_width=5),
         )
-        for index, group in enumerate(data.groups):
+        for group in data.groups:
             frames = ", ".join(group.compile_ids[:3]) + (", …" if group.count > 3 else "")
             cells = [
                 right(f"{group.count}×", "bold yellow"),
-                literal(group.reason.strip().split("\n")[0]),
+                literal(title_and_explanation(group.example)[0], one_line=True),
                 literal(location(group.filename, group.line, base), "cyan"),
                 Text(frames, style="dim"),
             ]
-            self.add_object(str(index), group, cells)
+            self.add_object(f"{group.filename}:{group.line}:{group.reason}", group, cells)
         self.done()
 
 
@@ -95,7 +112,7 @@ class TopKernelsTable(VirtualTable):
         self.set_columns(
             Column("total", right("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
-            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True),
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, cut="middle"),
         )
         kernels = data.top_kernels[:OVERVIEW_KERNELS] or data.kernels[:OVERVIEW_KERNELS]
         for kernel in kernels:

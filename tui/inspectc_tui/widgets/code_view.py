@@ -5,7 +5,8 @@ costs seconds and memory. CodeView keeps the lines, lexes each visible line with
 when first drawn (a bounded cache), and draws through the line API (``render_line``), so
 opening a 100k-line module is instant. Lines are report data: control characters are
 shown as escapes before lexing. A cursor line can be moved and chosen (Enter, click),
-which fusion navigation uses.
+which fusion navigation uses. Long lines scroll sideways (←/→, the line numbers stay);
+one expression can be underlined (a graph break's).
 """
 
 from __future__ import annotations
@@ -46,16 +47,6 @@ def _lexer(language: str | None) -> Lexer | None:
 class CodeView(ScrollView, can_focus=True):
     """Read-only source with line numbers, marked lines and an optional cursor."""
 
-    DEFAULT_CSS = """
-    CodeView {
-        background: $surface;
-        scrollbar-size-vertical: 1;
-    }
-    CodeView:focus {
-        background-tint: $foreground 3%;
-    }
-    """
-
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
@@ -64,6 +55,8 @@ class CodeView(ScrollView, can_focus=True):
         Binding("home,g", "edge(0)", "Top", show=False),
         Binding("end,G", "edge(1)", "Bottom", show=False),
         Binding("enter", "choose", "Go to", show=False),
+        Binding("left,h", "sideways(-1)", "Left", show=False),
+        Binding("right,l", "sideways(1)", "Right", show=False),
     ]
 
     class LineChosen(Message):
@@ -97,6 +90,7 @@ class CodeView(ScrollView, can_focus=True):
         self._gutter = 0
         self.marks: set[int] = set()
         self.cursor: int | None = None
+        self.underline: tuple[int, int, int] | None = None  # (line index, start, end) columns
         self.set_text(text, language=language, first_line=first_line)
 
     # -- content -----------------------------------------------------------------------
@@ -119,6 +113,7 @@ class CodeView(ScrollView, can_focus=True):
         self._gutter = len(str(first_line + max(len(self._lines) - 1, 0))) + 2
         self.marks = set(marks or ())
         self.cursor = cursor
+        self.underline = None
         width = max((len(line) for line in self._lines), default=0) + self._gutter + 1
         self.virtual_size = Size(width, len(self._lines))
         self.scroll_to(0, 0, animate=False, immediate=True)
@@ -188,16 +183,17 @@ class CodeView(ScrollView, can_focus=True):
         elif index == self.cursor:
             line_style = base + Style(bgcolor="#303846")
         code = self._highlighted(index)
-        segments = [Segment(number, gutter_style)]
-        segments.extend(
+        if self.underline is not None and self.underline[0] == index:
+            code = code.copy()
+            code.stylize("bold underline", self.underline[1], self.underline[2])
+        segments = [
             Segment(seg.text, line_style + seg.style if seg.style else line_style)
             for seg in code.render(self.app.console)
             if seg.text
-        )
-        strip = Strip(segments)
-        full = max(width + scroll_x, self.virtual_size.width)
-        strip = strip.extend_cell_length(full, line_style)
-        return strip.crop(scroll_x, scroll_x + width).apply_offsets(scroll_x, index)
+        ]
+        room = max(width - self._gutter, 0)  # the line numbers stay put; the code scrolls
+        body = Strip(segments).extend_cell_length(scroll_x + room, line_style).crop(scroll_x, scroll_x + room)
+        return Strip([Segment(number, gutter_style), *body]).apply_offsets(scroll_x, index)
 
     # -- interaction ----------------------------------------------------------------------
     def _move(self, index: int) -> None:
@@ -222,6 +218,9 @@ class CodeView(ScrollView, can_focus=True):
 
     def action_edge(self, end: int) -> None:
         self._move(len(self._lines) - 1 if end else 0)
+
+    def action_sideways(self, direction: int) -> None:
+        self.scroll_to(x=max(0, self.scroll_offset.x + direction * 8), animate=False)
 
     def action_choose(self) -> None:
         if self.cursor is not None and self._lines:

@@ -4,8 +4,10 @@ DataTable measures every cell of every row when rows are added (and again after 
 sort): about a third of a second per thousand rows here. This table keeps one object
 and its pre-built cells per row, sizes columns from the cells' plain text, and renders
 rows through the line API when they scroll into view; sorting reorders a list. Keys:
-arrows, PageUp/PageDown, Home/End, Enter; mouse: click a row, click it again to open it,
-click a header to sort (again to reverse).
+arrows, PageUp/PageDown, Home/End, Enter, `s` sorts by the next column, `S` reverses;
+mouse: click a row, click it again to open it, click a header to sort (again to reverse).
+A cell too wide for its column is cut at its end, in its middle (names: a kernel's kind and
+number survive) or, for paths, at separators (the file name and line survive).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from inspectc_tui.text import cut_middle, short_path
+
 _CACHE_ROWS = 400
 
 
@@ -40,37 +44,13 @@ class Column:
     sort_key: Callable[[Any], Any] | None = None
     flex: bool = False
     min_width: int = 12
-    keep_end: bool = False  # cut from the left (paths: the file name and line matter)
+    cut: str = "end"  # where a long cell loses text: "end", "middle" (names), "path"
     shown: int = 0  # the width drawn at the table's current size
 
 
 class VirtualTable(ScrollView, can_focus=True):
     """Rows of (key, object, cells); one row under a cursor."""
 
-    DEFAULT_CSS = """
-    VirtualTable {
-        background: $surface;
-        color: $foreground;
-        height: 1fr;
-        scrollbar-size-vertical: 1;
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .vtable--cursor {
-                background: $block-cursor-background;
-                color: $block-cursor-foreground;
-                text-style: $block-cursor-text-style;
-            }
-        }
-        &:dark > .vtable--even { background: $surface-darken-1 40%; }
-        & > .vtable--even { background: $surface-lighten-1 50%; }
-        & > .vtable--header { text-style: bold; background: $panel; color: $foreground; }
-        & > .vtable--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-            text-style: $block-cursor-blurred-text-style;
-        }
-    }
-    """
     COMPONENT_CLASSES = {"vtable--header", "vtable--cursor", "vtable--even"}
 
     BINDINGS = [
@@ -81,6 +61,8 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("home", "edge(0)", "First", show=False),
         Binding("end", "edge(1)", "Last", show=False),
         Binding("enter", "select", "Open", show=False),
+        Binding("s", "sort_next", "Sort"),
+        Binding("S", "sort_reverse", "Reverse", show=False),
     ]
 
     class RowHighlighted(Message):
@@ -113,14 +95,19 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cache: OrderedDict[tuple[str, bool, bool], Strip] = OrderedDict()
         self.cursor = 0
         self.sorted_by: tuple[str, bool] | None = None
+        self._place: tuple[tuple[str, bool] | None, str | None] = (None, None)
 
     # -- content -----------------------------------------------------------------------
     def set_columns(self, *columns: Column) -> None:
         self.columns = list(columns)
         for column in self.columns:
-            column.width = min(cell_len(column.label.plain), column.max_width)
+            # A sortable header has room for its " ▼": "Calls ▼", never "Call…".
+            label = cell_len(column.label.plain) + (2 if column.sort_key is not None else 0)
+            column.width = min(label, max(column.max_width, label))
 
     def reset(self) -> None:
+        """Empty the table; the next :meth:`done` puts back the sort and the cursor row."""
+        self._place = (self.sorted_by, self.current_key)
         self._order.clear()
         self._objects.clear()
         self._cells.clear()
@@ -141,6 +128,12 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def done(self) -> None:
         """Call after adding rows: sizes the scroll area and announces the cursor row."""
+        sorted_by, key = self._place
+        self._place = (None, None)
+        if sorted_by is not None and any(c.key == sorted_by[0] for c in self.columns):
+            self.sort_by(sorted_by[0], reverse=sorted_by[1])
+        if key is not None and key in self._index:
+            self.cursor = self._index[key]
         self._changed()
         if self._order:
             self.post_message(self.RowHighlighted(self, self._order[self.cursor]))
@@ -255,18 +248,15 @@ class VirtualTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("vtable--cursor")
         segments: list[Segment] = []
         for column, cell in zip(self.columns, self._cells[key], strict=False):
-            segments.extend(self._cell(cell, column.shown, style, keep_end=column.keep_end))
+            segments.extend(self._cell(cell, column.shown, style, cut=column.cut))
         strip = Strip(segments).extend_cell_length(max(self.virtual_size.width, self.size.width), style)
         self._cache[cache_key] = strip
         if len(self._cache) > _CACHE_ROWS:
             self._cache.popitem(last=False)
         return strip
 
-    def _cell(self, text: Text, width: int, base: Style, *, keep_end: bool = False) -> list[Segment]:
-        if keep_end and text.cell_len > width > 1:
-            cell = Text("…", style=text.style) + text[len(text) - (width - 1) :]
-        else:
-            cell = text.copy()
+    def _cell(self, text: Text, width: int, base: Style, *, cut: str = "end") -> list[Segment]:
+        cell = _shortened(text, width, cut) if cut != "end" and text.cell_len > width > 1 else text.copy()
         cell.no_wrap = True
         cell.truncate(width, overflow="ellipsis", pad=False)
         pad = width - cell.cell_len
@@ -343,6 +333,19 @@ class VirtualTable(ScrollView, can_focus=True):
             if again or event.chain > 1:
                 self.action_select()
 
+    def action_sort_next(self) -> None:
+        """Sort by the next sortable column (after the one sorted by, or the first)."""
+        keys = [c.key for c in self.columns if c.sort_key is not None]
+        if not keys:
+            return
+        current = self.sorted_by[0] if self.sorted_by else None
+        following = keys[(keys.index(current) + 1) % len(keys)] if current in keys else keys[0]
+        self.sort_by(following, reverse=False)
+
+    def action_sort_reverse(self) -> None:
+        if self.sorted_by is not None:
+            self.sort_by(self.sorted_by[0], reverse=not self.sorted_by[1])
+
     def _click_header(self, x: int) -> None:
         left = 0
         for column in self.columns:
@@ -351,3 +354,17 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.sort_by(column.key)
                 return
             left = right
+
+
+def _shortened(text: Text, width: int, cut: str) -> Text:
+    """*text* in *width* cells, cut in its middle ("middle") or at path separators ("path",
+    then in the middle when the file name alone is too long). Styles of a one-style cell stay."""
+    plain = text.plain
+    short = cut_middle(plain, width)
+    if cut == "path":
+        by_parts = short_path(plain, None, width)
+        short = by_parts if len(by_parts) <= width else cut_middle(by_parts, width)
+    if text.spans:  # a cell built from parts: keep each part's style, cut in the middle
+        left = width // 2
+        return text[:left] + Text("…", style=text.style) + text[len(text) - (width - 1 - left) :]
+    return Text(short, style=text.style, justify=text.justify)
