@@ -7,6 +7,7 @@ from pathlib import Path
 from conftest import run_cli
 
 from inspectc.cli.kernels import kernel_rows, render_kernels
+from inspectc.readers.text import cut_middle
 from inspectc.report.open import open_report
 
 
@@ -16,7 +17,8 @@ def test_table_lists_every_kernel_of_a_frame(golden: Path) -> None:
     with open_report(report) as r:
         names = sorted(k.name for k in r.frame_kernels("0/0"))
     listed = [line.split()[0] for line in proc.stdout.splitlines()[1 : 1 + len(names)]]
-    assert [n[:60] for n in names] == listed
+    assert [cut_middle(n, 60) for n in names] == listed  # long names lose their middle, with an ellipsis
+    assert any("…" in n for n in listed) and all(len(n) <= 60 for n in listed)
     assert f"{len(names)} kernels" in proc.stdout
     assert "extern" in proc.stdout and "bwd" in proc.stdout
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.text import cut_middle
+from inspectc.readers.text import printable as _clean
 from inspectc.report.model import Kernel
 from inspectc.report.open import open_report
 
 SORTS = ("time", "name", "calls")
+NAME_WIDTH = 60
 
 
 def kernel_rows(kernels: list[Kernel], sort: str = "time") -> list[Kernel]:
@@ -43,11 +45,11 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time") -> str:
     for k in kernel_rows(kernels, sort):
         t = k.time
         frame = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
-        if "rank" in k.meta:
-            frame = f"r{k.meta['rank']} {frame}"
+        if k.rank is not None:
+            frame = f"r{k.rank} {frame}"
         rows.append(
             (
-                _clean(k.name)[:60],
+                cut_middle(_clean(k.name), NAME_WIDTH),  # a name's kind and number are at its ends
                 _clean(frame),
                 _clean(f"{k.language}/{k.kind}" if k.language != "extern" else "extern"),
                 _clean(fused_short(k)),
