@@ -40,7 +40,11 @@ def _run_parser() -> argparse.ArgumentParser:
         metavar="SKIP:COUNT",
         help="per compiled frame, skip SKIP calls then time COUNT calls (default 1:10)",
     )
-    p.add_argument("--tui", action="store_true", help="open the TUI when the script ends")
+    p.add_argument(
+        "--tui",
+        action="store_true",
+        help="print the command that follows the run live in a second terminal; open the TUI when it ends",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary, no live status line")
     return p
 
@@ -116,6 +120,12 @@ def cmd_run(argv: Sequence[str]) -> int:
         status_line=status,
     )
     cap.start()
+    if opts.tui and cap.ok:  # the report exists now: it can be followed while the script runs
+        from inspectc.cli.tui import follow_command
+
+        print(
+            f"inspectc: follow this run in another terminal: {follow_command(str(output))}", file=sys.stderr
+        )
     if code is not None:
         outcome = runner.run_code(code, script_argv)
     else:

@@ -6,10 +6,13 @@ import os
 import shlex
 import socket
 
+from inspectc.readers import breaks, resume
 from inspectc.readers import extras as compile_extras
-from inspectc.readers.analysis import break_groups, one_line, printable, totals
+from inspectc.readers import text as report_text
+from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
 from inspectc.readers.ranks import render_sections
-from inspectc.report.model import Frame, Run
+from inspectc.readers.text import cut_middle
+from inspectc.report.model import Frame, Recompile, Run, StackFrame
 from inspectc.report.reader import Report
 
 MAX_FRAMES = 40
@@ -92,12 +95,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         lines.append("")
         lines.append(f"Graph breaks ({len(groups)} unique, {t.graph_breaks} total)")
         for g in groups[:MAX_BREAKS]:
-            gid = f" [{g.gb_id}]" if g.gb_id else ""
-            lines.append(
-                f"  {g.count:>3}×  {_loc(g.filename, g.line, base)}  "
-                f"{_clean(one_line(g.reason, 90))}{gid}  ({', '.join(g.compile_ids[:4])}"
-                f"{', …' if g.count > 4 else ''})"
-            )
+            lines.extend(_break_lines(g, base))
         if len(groups) > MAX_BREAKS:
             lines.append(f"  … {len(groups) - MAX_BREAKS} more")
 
@@ -107,9 +105,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         lines.append(f"Recompiles ({len(recompiled)})")
         for f in recompiled:
             for r in f.recompiles[:3]:
-                earlier = f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else ""
-                text = _clean(one_line(r.guard or r.text, 90))
-                lines.append(f"  {f.compile_id:<6} {_clean(f.function or '?')}(): {text}{earlier}")
+                lines.extend(_recompile_lines(f, r, frames, run))
 
     failed = [f for f in frames if f.failure is not None]
     if failed:
@@ -137,6 +133,42 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in "\n".join(lines))
 
 
+def _break_lines(g: BreakGroup, base: str | None) -> list[str]:
+    """A break group: count, place, name and id, the frames; then, whole, what it means and
+    its documentation page (never cut: they are what the reader acts on)."""
+    title, explanation = breaks.title_and_explanation(g.example)
+    gid = f" [{g.gb_id}]" if g.gb_id else ""
+    frames = ", ".join(g.compile_ids[:4]) + (", …" if g.count > 4 else "")
+    where = report_text.location(g.filename, g.line, base, 40)
+    out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
+    for said in (breaks.reason_if_new(g.example), explanation):
+        if said:
+            out.append(f"          {_clean(' '.join(said.strip().split(chr(10))[0].split()))}")
+    url = breaks.doc_url(g.example)
+    if url:
+        out.append(f"          {_clean(url)}")
+    return out
+
+
+def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> list[str]:
+    """A recompile: the frame, the user line torch's message names, the failed guard, and
+    what a ``___stackN`` in it holds."""
+    base = run.cwd
+    earlier = f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else ""
+    guard = r.guard or r.text
+    site = breaks.recompile_site(r.text)
+    at = site or StackFrame(filename=f.filename, line=f.line, function=f.function)
+    where = f" at {_clean(report_text.location(at.filename, at.line, base, 40))}" if at.filename else ""
+    code = f" `{_clean(site.code)}`" if site and site.code else ""
+    name = _clean(resume.short_function(f.function))
+    out = [f"  {f.compile_id:<6} {name}(){where}{code}: {_clean(one_line(guard, 120))}{earlier}"]
+    for value in breaks.stack_values(guard, f, frames, run.python_version):
+        out.append(
+            f"           {_clean(value.describe(report_text.location(value.filename, value.line, base, 40)))}"
+        )
+    return out
+
+
 def _frame_table(frames: list[Frame], base: str | None) -> str:
     rows = [("frame", "function", "location", "status", "breaks", "kernels", "compile", "cache")]
     for f in frames[:MAX_FRAMES]:
@@ -144,8 +176,8 @@ def _frame_table(frames: list[Frame], base: str | None) -> str:
         rows.append(
             (
                 (f"r{f.rank} " if f.rank is not None else "") + f.compile_id,
-                _clean(f.function or "?")[:28],
-                _loc(f.filename, f.line, base)[-40:],
+                cut_middle(_clean(resume.short_function(f.function)), 28),
+                report_text.location(_clean(f.filename or ""), f.line, base, 40) if f.filename else "?",
                 f.status,
                 str(len(f.graph_breaks)),
                 str(f.kernel_count),
