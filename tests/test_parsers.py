@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.trace.payloads.breaks import StackEntry, parse_break, parse_recompile_reasons
+from inspectc.report.model import StackFrame
+from inspectc.trace.payloads.breaks import parse_break, parse_recompile_reasons
 from inspectc.trace.payloads.guards import count_guards, guard_latency_us, parse_guards
 from inspectc.trace.payloads.output_code import split_output_code
 from inspectc.trace.records import StringTable, TraceRecord, compile_id, event_name, iter_records, parse_file
@@ -440,7 +441,9 @@ def test_graph_break_payloads(name: str) -> None:
     assert parsed.explanation and parsed.hints and parsed.debug_context
     assert parsed.filename is not None and parsed.filename.endswith(("breaks.py", "<string>"))
     assert [f.function for f in parsed.user_stack] == ["<module>", function]  # not torch's frames
-    assert parsed.user_stack[-1] == StackEntry(parsed.filename, line, function, code)
+    assert parsed.user_stack[-1] == StackFrame(
+        filename=parsed.filename, line=line, function=function, code=code
+    )
     assert parsed.frame_skipped == (gb_id == "GB0142")
 
 

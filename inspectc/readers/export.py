@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspectc import __version__
+from inspectc.readers import programs
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
@@ -40,6 +41,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         ],
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
+        **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
     }
 
 
@@ -69,13 +71,24 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
                 "filename": gb.filename,
                 "line": gb.line,
                 "user_stack": to_plain(gb.user_stack),
+                "debug_context": gb.debug_context,
+                "frame_skipped": gb.frame_skipped,
             }
             for gb in f.graph_breaks
         ],
         "recompile_reasons": [r.text for r in f.recompiles],
         "recompiles": to_plain(f.recompiles),
         "guards": [
-            {"kind": g.kind, "source": g.source, "code": g.code, "filename": g.filename, "line": g.line}
+            {
+                "kind": g.kind,
+                "source": g.source,
+                "code": g.code,
+                "filename": g.filename,
+                "line": g.line,
+                "function": g.function,
+                "user_code": g.user_code,
+                "hint": g.hint,
+            }
             for g in f.guards
         ],
         "guard_count": f.metrics.guard_count,

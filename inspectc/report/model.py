@@ -85,6 +85,8 @@ def _int_or_none(text: str) -> int | None:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StackFrame:
+    """One user frame: ``File "filename", line N, in function`` and its source line."""
+
     filename: str | None
     line: int | None
     function: str | None
@@ -93,15 +95,19 @@ class StackFrame:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class GraphBreak:
-    reason: str
+    """A graph break reason, split into what the user needs to read first."""
+
+    reason: str  # one line: "gb_type: explanation", or the older "Unsupported: ..." line
     gb_type: str | None = None
-    gb_id: str | None = None
+    gb_id: str | None = None  # "GB0059", from the documentation link
     explanation: str | None = None
     hints: tuple[str, ...] = ()
-    filename: str | None = None
+    filename: str | None = None  # where in user code the break happened
     line: int | None = None
     user_stack: tuple[StackFrame, ...] = ()
     raw: str | None = None
+    debug_context: str | None = None  # torch's "Developer debug context:"
+    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -113,13 +119,17 @@ class Recompile:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Guard:
-    kind: str
-    source: str | None
-    code: str
-    user_code: str | None = None
-    filename: str | None = None
+    """One leaf guard: its kind, the value it checks (source) and where it came from."""
+
+    kind: str  # TENSOR_MATCH, ID_MATCH, TYPE_MATCH, LAMBDA_GUARD...; CODE when unknown
+    source: str | None  # e.g. "L['x']": the nearest enclosing manager's source=
+    code: str  # the check itself
+    user_code: str | None = None  # the user's line that installed the guard
+    filename: str | None = None  # as torch printed it (shortened relative to site-packages)
     line: int | None = None
-    depth: int = 0
+    depth: int = 0  # 0 for the root and root-level guards
+    function: str | None = None
+    hint: str | None = None  # the "(HINT: type MLP)" torch appends to some guards
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -27,7 +27,8 @@ Inputs, all plain text:
 - the ``recompile_reasons`` artifact: a JSON list of strings, or (torch 2.13, one reason)
   the bare string, each like ``0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16``.
 
-Stdlib only and tolerant: any text gives a result, nothing raises.
+Returns report-model types (``GraphBreak``, ``StackFrame``, ``Recompile``). Stdlib only and
+tolerant: any text gives a result, nothing raises.
 """
 
 from __future__ import annotations
@@ -36,43 +37,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ParsedBreak", "Recompile", "StackEntry", "parse_break", "parse_recompile_reasons"]
+from inspectc.report.model import GraphBreak, Recompile, StackFrame
 
-
-@dataclass(frozen=True, slots=True)
-class StackEntry:
-    """One user frame: ``File "filename", line N, in function`` and its source line."""
-
-    filename: str
-    line: int | None
-    function: str | None
-    code: str | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParsedBreak:
-    """A graph break reason, split into what the user needs to read first."""
-
-    reason: str  # one line: "gb_type: explanation", or the older "Unsupported: ..." line
-    gb_type: str | None
-    gb_id: str | None  # "GB0059", from the documentation link
-    explanation: str | None
-    hints: tuple[str, ...]
-    filename: str | None  # where in user code the break happened
-    line: int | None
-    user_stack: tuple[StackEntry, ...]
-    debug_context: str | None = None
-    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
-
-
-@dataclass(frozen=True, slots=True)
-class Recompile:
-    """One failed guard of an earlier compile that made Dynamo compile again."""
-
-    text: str
-    earlier_compile_id: str | None  # "0/0"; None when torch did not print it
-    guard: str | None  # the failing check or message, first line, without its comment
-
+__all__ = ["parse_break", "parse_recompile_reasons"]
 
 _LOCATION = re.compile(
     r"^Graph break(?: \(user stack suppressed due to duplicate graph break\))?"
@@ -97,8 +64,12 @@ _FIELDS = {
 }
 
 
-def parse_break(text: str) -> ParsedBreak:
-    """Split a graph-break reason (artifact payload, restart or fail reason) into fields."""
+def parse_break(text: str) -> GraphBreak:
+    """Split a graph-break reason (artifact payload, restart or fail reason) into fields.
+
+    The whole text is kept as ``raw``; the user stack is as printed (the builder drops
+    inspectc's own frames from it).
+    """
     lines = text.splitlines()
     block = _gb_block(lines)
     stack = _user_stack(lines)
@@ -108,7 +79,7 @@ def parse_break(text: str) -> ParsedBreak:
     if location is None and stack:
         filename, line = stack[-1].filename, stack[-1].line
     found_id = _GB_ID.search(text)
-    return ParsedBreak(
+    return GraphBreak(
         reason=_one_line(block, lines),
         gb_type=block.gb_type,
         gb_id=found_id.group(1).upper() if found_id else None,
@@ -117,6 +88,7 @@ def parse_break(text: str) -> ParsedBreak:
         filename=filename,
         line=line,
         user_stack=stack,
+        raw=text,
         debug_context=block.context,
         frame_skipped=_frame_skipped(lines),
     )
@@ -204,11 +176,11 @@ def _append(block: _Block, name: str, text: str, *, new: bool) -> None:
     setattr(block, name, text if new or old is None else f"{old}\n{text}")
 
 
-def _user_stack(lines: list[str]) -> tuple[StackEntry, ...]:
+def _user_stack(lines: list[str]) -> tuple[StackFrame, ...]:
     start = next((i for i, line in enumerate(lines) if line.strip() in _STACK_HEADERS), None)
     if start is None:
         return ()
-    frames: list[StackEntry] = []
+    frames: list[StackFrame] = []
     pending: tuple[str, int, str | None] | None = None
     for line in lines[start + 1 :]:
         if line.startswith("Traceback (most recent call last)") or _EXCEPTION.match(line):
@@ -216,14 +188,19 @@ def _user_stack(lines: list[str]) -> tuple[StackEntry, ...]:
         frame = _FRAME.match(line)
         if frame is not None:
             if pending is not None:
-                frames.append(StackEntry(*pending, None))
+                frames.append(_stack_frame(pending, None))
             pending = (frame.group("file"), int(frame.group("line")), frame.group("func"))
         elif pending is not None and line.strip() and not _is_caret_line(line):
-            frames.append(StackEntry(*pending, line.strip()))
+            frames.append(_stack_frame(pending, line.strip()))
             pending = None
     if pending is not None:
-        frames.append(StackEntry(*pending, None))
+        frames.append(_stack_frame(pending, None))
     return tuple(frames)
+
+
+def _stack_frame(where: tuple[str, int, str | None], code: str | None) -> StackFrame:
+    filename, line, function = where
+    return StackFrame(filename=filename, line=line, function=function, code=code)
 
 
 def _is_caret_line(line: str) -> bool:
@@ -272,4 +249,4 @@ def _recompile(text: str) -> Recompile:
     body = text[found.end() :] if found else text
     first = body.split("\n", 1)[0]
     guard = first.split("  # ", 1)[0].strip() or None
-    return Recompile(text, earlier, guard)
+    return Recompile(text=text, earlier_compile_id=earlier, guard=guard)

@@ -14,30 +14,17 @@ GuardManager: ...``, ``KeyValueManager pair at index=0``) only give leaves their
 Older torch printed plain Python guard code, one check a line (``___check_type_id(L['x'],
 94...)``); such lines are read as depth-0 entries with a kind guessed from the call.
 
-Stdlib only and tolerant: lines that cannot be read are skipped, nothing raises.
+Returns ``model.Guard`` entries (hint and function included). Stdlib only and tolerant: lines
+that cannot be read are skipped, nothing raises.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-__all__ = ["GuardEntry", "count_guards", "guard_latency_us", "parse_guards"]
+from inspectc.report.model import Guard
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GuardEntry:
-    """One leaf guard: its kind, the value it checks (source) and where it came from."""
-
-    kind: str  # TENSOR_MATCH, ID_MATCH, TYPE_MATCH, LAMBDA_GUARD...; CODE when unknown
-    source: str | None  # e.g. "L['x']": the nearest enclosing manager's source=
-    code: str  # the check itself
-    user_code: str | None  # the user's line that installed the guard
-    filename: str | None  # as torch printed it (shortened relative to site-packages)
-    line: int | None
-    depth: int  # 0 for the root and root-level guards
-    function: str | None = None
-    hint: str | None = None  # the "(HINT: type MLP)" torch appends to some guards
+__all__ = ["count_guards", "guard_latency_us", "parse_guards"]
 
 
 _TREE_LINE = re.compile(r"^((?:\| )*)\+- (.*)$")
@@ -60,9 +47,9 @@ _KIND_OF_CALL = (
 )
 
 
-def parse_guards(text: str) -> list[GuardEntry]:
+def parse_guards(text: str) -> list[Guard]:
     """The leaf guards of a guard dump, in printed order."""
-    entries: list[GuardEntry] = []
+    entries: list[Guard] = []
     sources: list[str | None] = []  # the source of the manager open at each depth
     for raw in text.splitlines():
         line = raw.rstrip()
@@ -103,14 +90,14 @@ def _is_manager(body: str) -> bool:
     return head.endswith("Manager")
 
 
-def _leaf(body: str, depth: int, source: str | None) -> GuardEntry:
+def _leaf(body: str, depth: int, source: str | None) -> Guard:
     kind, separator, rest = body.partition(": ")
     if not separator:
         kind, rest = body.strip(), ""
     return _entry(kind.strip() or "CODE", rest, depth, source)
 
 
-def _plain_guard(line: str) -> GuardEntry | None:
+def _plain_guard(line: str) -> Guard | None:
     """A line of the older Python guard format (or anything else that is not the tree)."""
     text = line.strip().removeprefix("- ").strip()
     if not text or text.startswith(_HEADERS):
@@ -120,7 +107,7 @@ def _plain_guard(line: str) -> GuardEntry | None:
     return _entry(kind, text, 0, None)
 
 
-def _entry(kind: str, rest: str, depth: int, source: str | None) -> GuardEntry:
+def _entry(kind: str, rest: str, depth: int, source: str | None) -> Guard:
     hint = _HINT.search(rest)
     note = hint.group("hint") if hint else None
     if hint is not None:
@@ -128,7 +115,7 @@ def _entry(kind: str, rest: str, depth: int, source: str | None) -> GuardEntry:
     location = _LOCATION.search(rest)
     if location is None:  # a comment without "file:line in fn" is torch's note, not user code
         code, comment = _split_comment(rest.removesuffix("# <unknown>"))
-        return GuardEntry(
+        return Guard(
             kind=kind,
             source=source,
             code=code,
@@ -139,7 +126,7 @@ def _entry(kind: str, rest: str, depth: int, source: str | None) -> GuardEntry:
             hint=note or comment,
         )
     code, user_code = _split_comment(rest[: location.start()])
-    return GuardEntry(
+    return Guard(
         kind=kind,
         source=source,
         code=code,

@@ -1,0 +1,208 @@
+"""Per-frame state while structured-trace events arrive, and its frozen :class:`Frame`.
+
+The builder keeps one :class:`FrameState` per compiled frame (see ``builder.py`` for which
+records belong to which frame). ``compilation_metrics`` is read here (:meth:`FrameState.
+apply_metrics`): it finishes the frame and carries its location, failure, cache counters,
+restart reasons and timings. No torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspectc.report.model import (
+    STATUS_COMPILING,
+    STATUS_EMPTY,
+    STATUS_FAILED,
+    STATUS_GRAPH_BREAK,
+    STATUS_OK,
+    CompileId,
+    CompileMetrics,
+    Failure,
+    Frame,
+    GraphBreak,
+    Guard,
+    Kernel,
+    Recompile,
+    StackFrame,
+)
+from inspectc.trace.payloads import extras as compile_extras
+from inspectc.trace.payloads import provenance
+
+# compilation_metrics keys kept as they are in ``CompileMetrics.extra``.
+_EXTRA_METRICS = (
+    "num_graph_breaks",
+    "triton_compile_time_us",
+    "compile_time_autotune_time_us",
+    "structured_logging_overhead_s",
+    "dynamo_time_before_restart_s",
+    "recompile_reason",
+    "restart_reasons",
+    "is_forward",
+    "pytorch_version",
+    "cuda_version",
+    "triton_version",
+)
+
+
+@dataclass(slots=True)
+class FrameState:
+    """Mutable twin of :class:`Frame` while events arrive."""
+
+    compile_id: str
+    rank: int | None
+    ordinal: int
+    function: str | None = None
+    filename: str | None = None
+    line: int | None = None
+    user_stack: tuple[StackFrame, ...] = ()
+    failure: Failure | None = None
+    finished: bool = False
+    empty: bool = False
+    cache: dict[str, str | None] = field(default_factory=dict)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    guards: tuple[Guard, ...] = ()
+    metrics: CompileMetrics = field(default_factory=CompileMetrics)
+    graph_kinds: list[str] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    region_time_us: float | None = None
+    region_calls: int | None = None
+    attempts: int = 0
+    cudagraph_skip_reason: str | None = None
+    unknown_events: int = 0
+    cache_key: str | None = None  # FX graph cache key of the graph compiled last
+    pending_post_grad: int | None = None  # event seq of a post-grad graph awaiting its code
+    extras: compile_extras.FrameExtras | None = None  # autotuning, CUDA graphs, symbols
+    dynamo_text: str | None = None  # the Dynamo graph: module paths and lines of its ops
+    # The graph compiled last: its output code, its kernels (indexes into `kernels`) and the
+    # provenance records that follow it (same compile id, up to the next output code).
+    graph_code: str | None = None
+    graph_kernels: list[int] = field(default_factory=list)
+    prov_mappings: provenance.NodeMappings | None = None
+    prov_traces: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def freeze(self) -> Frame:
+        if self.failure is not None:
+            status = STATUS_FAILED
+        elif self.graph_breaks:
+            status = STATUS_GRAPH_BREAK
+        elif not self.finished:
+            status = STATUS_COMPILING
+        elif self.empty:
+            status = STATUS_EMPTY
+        else:
+            status = STATUS_OK
+        extras = self.extras.typed() if self.extras is not None else compile_extras.TypedExtras()
+        return Frame(
+            compile_id=self.compile_id,
+            rank=self.rank,
+            id=CompileId.parse(self.compile_id, self.rank),
+            ordinal=self.ordinal,
+            function=self.function,
+            filename=self.filename,
+            line=self.line,
+            user_stack=self.user_stack,
+            status=status,
+            failure=self.failure,
+            cache=dict(self.cache),
+            graph_breaks=tuple(self.graph_breaks),
+            recompiles=tuple(self.recompiles),
+            guards=self.guards,
+            metrics=self.metrics,
+            graph_kinds=tuple(self.graph_kinds),
+            kernel_count=len(self.kernels),
+            region_time_us=self.region_time_us,
+            region_calls=self.region_calls,
+            attempts=self.attempts,
+            cudagraph_skip_reason=self.cudagraph_skip_reason,
+            unknown_events=self.unknown_events,
+            autotuning=extras.autotuning,
+            cudagraphs=extras.cudagraphs,
+            symbolic_shapes=extras.symbolic_shapes,
+        )
+
+    def apply_backward_metrics(self, data: dict[str, Any]) -> None:
+        """``bwd_compilation_metrics``: the lazily compiled backward's times."""
+        self.finished = True
+        extra = dict(self.metrics.extra)
+        for key in ("inductor_compile_time_s", "compiled_autograd_id"):
+            if key in data:
+                extra["backward_" + key] = data[key]
+        self.metrics = replace(self.metrics, extra=extra)
+
+    def apply_metrics(self, data: dict[str, Any], parse_break: Any) -> None:
+        """``compilation_metrics``: the frame finished; *parse_break* reads a reason's text."""
+        self.finished = True
+        self.function = as_str(data.get("co_name")) or self.function
+        self.filename = as_str(data.get("co_filename")) or self.filename
+        line = data.get("co_firstlineno")
+        self.line = line if isinstance(line, int) else self.line
+        fail_type = as_str(data.get("fail_type"))
+        if fail_type or data.get("fail_reason"):
+            fline = data.get("fail_user_frame_lineno")
+            reason = as_str(data.get("fail_reason"))
+            self.failure = Failure(
+                fail_type=fail_type,
+                reason=reason,
+                graph_break=parse_break(reason) if fail_type == "Unsupported" and reason else None,
+                filename=as_str(data.get("fail_user_frame_filename")),
+                line=fline if isinstance(fline, int) else None,
+            )
+        reasons = data.get("restart_reasons")
+        if isinstance(reasons, list) and not self.graph_breaks:
+            # Older torch (or a break with no artifact): the break text lives here only.
+            for reason in reasons:
+                if isinstance(reason, str) and not _is_benign_restart(reason):
+                    self.graph_breaks.append(parse_break(reason))
+        ops = data.get("graph_op_count")
+        self.empty = ops == 0 or (ops is None and data.get("has_guarded_code") is False)
+        self.cudagraph_skip_reason = as_str(data.get("cudagraph_skip_reason"))
+        for key, which in (
+            ("inductor_fx_local_cache_hit_count", "fx_graph"),
+            ("aotautograd_local_cache_hit_count", "aot_autograd"),
+        ):
+            if self.cache.get(which) is None and as_num(data.get(key)):
+                self.cache[which] = "hit"
+        self.metrics = CompileMetrics(
+            entire_frame_s=as_num(data.get("entire_frame_compile_time_s")),
+            backend_s=as_num(data.get("backend_compile_time_s")),
+            inductor_s=as_num(data.get("inductor_compile_time_s")),
+            codegen_s=as_num(data.get("code_gen_time_s")),
+            op_count=as_int(ops),
+            node_count=as_int(data.get("graph_node_count")),
+            input_count=as_int(data.get("graph_input_count")),
+            guard_count=as_int(data.get("guard_count")),
+            shape_env_guard_count=as_int(data.get("shape_env_guard_count")),
+            start_time=as_num(data.get("start_time")),
+            extra={k: data[k] for k in _EXTRA_METRICS if data.get(k) not in (None, "")},
+        )
+
+
+def piece_kind(base: str, existing: list[str], backward: bool) -> str:
+    """``output_code``/``output_code_backward``; later pieces of one frame (DDPOptimizer
+    splits a frame into several graphs) become ``output_code_2``, ``output_code_2_backward``."""
+    suffix = "_backward" if backward else ""
+    n = 1
+    while (base + (f"_{n}" if n > 1 else "") + suffix) in existing:
+        n += 1
+    return base + (f"_{n}" if n > 1 else "") + suffix
+
+
+def _is_benign_restart(reason: str) -> bool:
+    # Dynamo also restarts analysis for reasons that are not graph breaks, recorded as an
+    # exception class (e.g. "<class '...TensorifyScalarRestartAnalysis'>").
+    return reason.startswith("<class ") or "RestartAnalysis" in reason
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def as_num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def as_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

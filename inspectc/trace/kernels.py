@@ -1,0 +1,155 @@
+"""Kernels of a frame: cut from its output code, joined to provenance and to measured times.
+
+The builder calls these with the frame's :class:`FrameState` and the report writer:
+:func:`add_output_code` when an ``inductor_output_code`` record arrives, :func:`apply_provenance`
+when a provenance record follows it, :func:`apply_times` for capture's
+``inspectc_kernel_times``. No torch.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from inspectc.report.model import Kernel, KernelTime, Origin
+from inspectc.report.writer import ReportWriter
+from inspectc.trace.frames import FrameState
+from inspectc.trace.payloads import output_code, provenance
+
+
+def add_output_code(writer: ReportWriter, st: FrameState, payload: str, seq: int, kind: str) -> None:
+    """The kernels of one output code module (graph *kind*) become the frame's last graph."""
+    st.graph_code = payload
+    st.graph_kernels = []
+    st.prov_mappings = None
+    st.prov_traces = {}
+    for span in output_code.split_output_code(payload):
+        kernel = Kernel(
+            id=-1,
+            compile_id=st.compile_id,
+            rank=st.rank,
+            name=span.name,
+            language=span.language,
+            kind=span.kind,
+            source_size=span.end - span.start,
+            graph_kind=kind,
+            meta=dict(span.meta),
+        )
+        kid = writer.add_kernel(kernel, seq=seq, start=span.start, stop=span.end)
+        st.graph_kernels.append(len(st.kernels))
+        st.kernels.append(replace(kernel, id=kid))
+
+
+def read_provenance(st: FrameState, name: str, payload: str | None) -> None:
+    if name.endswith("node_mappings"):
+        st.prov_mappings = provenance.parse_node_mappings(payload)
+    else:
+        st.prov_traces = provenance.parse_kernel_stack_traces(payload)
+
+
+def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
+    """Fused nodes and origins of the last graph's kernels, from its provenance records.
+
+    Provenance names each call site ``<kernel>:<handle>`` (handles in call order, as the
+    output code's ``# [Provenance debug handles]`` comments list them). A generated
+    kernel gathers all its call sites; the n-th extern call of an op is its n-th handle.
+    Raises ``ValueError`` (provenance's own error) when the groups cannot be built.
+    """
+    if st.graph_code is None or not st.graph_kernels:
+        return
+    by_base: dict[str, list[str]] = {}
+    for handle in provenance.kernel_handles(st.graph_code):
+        by_base.setdefault(provenance.base_name(handle), []).append(handle)
+    keys: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    for i in st.graph_kernels:
+        kernel = st.kernels[i]
+        if kernel.language != "extern":
+            keys[i] = kernel.name
+            continue
+        base = str(kernel.meta.get("op") or provenance.base_name(kernel.name))
+        n = seen[base] = seen.get(base, -1) + 1
+        handles = by_base.get(base, [])
+        keys[i] = handles[n] if n < len(handles) else base
+    groups = provenance.fusion_groups(
+        st.prov_mappings or provenance.NodeMappings(),
+        st.prov_traces,
+        list(dict.fromkeys(keys.values())),
+        pre_grad_graph=st.dynamo_text,
+    )
+    for i, key in keys.items():
+        info = groups.get(key)
+        if info is None:
+            continue
+        kernel = st.kernels[i]
+        updated = replace(
+            kernel,
+            fused_nodes=tuple(info.fused_nodes),
+            origins=tuple(
+                Origin(op=o.op, filename=o.filename, line=o.line, module=o.module) for o in info.origins
+            ),
+        )
+        if updated != kernel:
+            st.kernels[i] = updated
+            writer.update_kernel(updated)
+
+
+def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bool:
+    """Measured calls of the frame's kernels (capture's ``inspectc_kernel_times``).
+
+    False when the payload is not a JSON object (nothing applied).
+    """
+    try:
+        data = json.loads(payload or "{}")
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    region = data.get("region") or {}
+    if isinstance(region, dict) and isinstance(region.get("total_us"), (int, float)):
+        st.region_time_us = float(region["total_us"])
+        st.region_calls = int(region.get("calls") or 0)
+    measured = _measured(st, data)
+    total = sum(float(t.get("total_us") or 0.0) for t in measured.values())
+    for i, t in measured.items():
+        calls = int(t.get("calls") or 0)
+        tot = float(t.get("total_us") or 0.0)
+        updated = replace(
+            st.kernels[i],
+            time=KernelTime(
+                calls=calls,
+                total_us=tot,
+                mean_us=tot / calls if calls else 0.0,
+                min_us=float(t.get("min_us") or 0.0),
+                max_us=float(t.get("max_us") or 0.0),
+                share=tot / total if total else None,
+            ),
+        )
+        st.kernels[i] = updated
+        writer.update_kernel(updated)
+    return True
+
+
+def _measured(st: FrameState, data: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Kernel index -> its timing entry."""
+    measured: dict[int, dict[str, Any]] = {}
+    graphs = data.get("graphs")
+    if isinstance(graphs, list) and graphs:
+        # Per graph: forward kernels come from output_code, backward from *_backward.
+        for graph in graphs:
+            if not isinstance(graph, dict):
+                continue
+            backward = graph.get("phase") == "backward"
+            by_name = {
+                k.name: i for i, k in enumerate(st.kernels) if k.graph_kind.endswith("_backward") == backward
+            }
+            for entry in graph.get("kernels") or ():
+                if isinstance(entry, dict) and entry.get("name") in by_name:
+                    measured.setdefault(by_name[entry["name"]], entry)
+        return measured
+    flat = data.get("kernels") or {}
+    for i, k in enumerate(st.kernels):
+        if isinstance(flat, dict) and isinstance(flat.get(k.name), dict):
+            measured[i] = flat[k.name]
+    return measured
