@@ -6,8 +6,13 @@ the same run (read here with a few lines of independent parsing, not inspectc's 
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+import subprocess
+import sys
+import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
@@ -164,3 +169,62 @@ def test_json_export_contract(gb_cold: CapturedRun) -> None:
     assert kernels and all(k["language"] in ("cpp", "extern", "triton") for k in kernels)
     summary = run_cli("summary", str(gb_cold.report), check=True).stdout
     assert "Graph breaks" in summary and "graph_breaks.py:" in summary
+
+
+# -- the notebook API, and captures one after another in one process ---------------------------
+
+# One more dimension each time forces a recompile; the same 8 elements give the same C++
+# kernel, so only the first graph pays for a C++ compile (and the next test hits the caches).
+SHAPES = [(8,), (2, 4), (2, 2, 2)]
+NOTEBOOK = textwrap.dedent(
+    f"""
+    import sys
+    import torch
+    import inspectc
+
+    SHAPES = {SHAPES!r}
+    fn = torch.compile(lambda x: x.sin() + 1)
+    for shape, path in zip(SHAPES, sys.argv[1:]):
+        with inspectc.capture(path):
+            fn(torch.ones(shape))  # one more dimension each time: one recompile each
+        import inspectc.capture.session  # the submodule import that used to shadow the function
+        assert callable(inspectc.capture), inspectc.capture
+    print("ok")
+    """
+)
+
+
+def test_notebook_api_captures_three_times_in_one_process(tmp_path: Path) -> None:
+    paths = [tmp_path / f"cell{i}.inspectc" for i in range(3)]
+    proc = subprocess.run(
+        [sys.executable, "-c", NOTEBOOK, *map(str, paths)], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    for i, path in enumerate(paths):
+        with open_report(path) as report:
+            assert report.run.mode == "api" and report.run.exit_code == 0
+            assert report.run.capture_errors == ()
+            (frame,) = report.frames
+            assert frame.compile_id == f"0/{i}" and frame.kernel_count >= 1
+            assert bool(frame.recompiles) == (i > 0)
+
+
+def test_capture_stop_cycles_free_their_captures_and_builders(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import inspectc
+    from inspectc.capture import session
+
+    fn = torch.compile(lambda x: x.sin() + 1)
+    freed: list[tuple[weakref.ref, weakref.ref]] = []
+    for i, shape in enumerate(SHAPES):
+        with inspectc.capture(tmp_path / f"cycle{i}.inspectc") as cap:
+            fn(torch.ones(shape))
+            assert cap in session._LIVE
+        assert cap.ok and cap not in session._LIVE
+        freed.append((weakref.ref(cap), weakref.ref(cap._builder)))
+        del cap
+    gc.collect()
+    assert [(c() is None, b() is None) for c, b in freed] == [(True, True)] * 3
+    with open_report(tmp_path / "cycle2.inspectc") as report:
+        (frame,) = report.frames  # the third compile of fn, recorded only by the third capture
+        assert frame.recompiles and frame.kernel_count >= 1

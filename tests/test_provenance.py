@@ -16,6 +16,8 @@ from inspectc.trace.payloads.provenance import (
     FusionInfo,
     NodeMappings,
     Origin,
+    PreGradNode,
+    ProvenanceError,
     fusion_groups,
     kernel_handles,
     module_path,
@@ -211,6 +213,29 @@ def test_odd_payloads_never_raise(payload: str | None) -> None:
     assert isinstance(fusion_groups(mappings, traces, ["k", "k:1"]), dict)
     assert parse_cache_key(payload).key is None
     assert kernel_handles(payload) == []
+
+
+@pytest.mark.parametrize(
+    ("traces", "pre_grad", "why"),
+    [
+        ({"k": [1]}, None, "TypeError"),  # a stack trace that is not a string
+        ({}, {"a": "not a PreGradNode"}, "AttributeError"),
+    ],
+)
+def test_groups_that_cannot_be_built_raise_instead_of_emptying(
+    traces: dict[str, Any], pre_grad: dict[str, Any] | None, why: str
+) -> None:
+    mappings = NodeMappings(kernel_to_post={"k": ("b",)}, post_to_pre={"b": ("a",)})
+    with pytest.raises(ProvenanceError) as caught:
+        fusion_groups(mappings, traces, ["k"], pre_grad_graph=pre_grad)
+    assert str(caught.value).startswith(f"provenance could not be parsed: {why}: ")
+    assert caught.value.why.startswith(why) and isinstance(caught.value, ValueError)
+
+
+def test_well_formed_pre_grad_nodes_are_accepted() -> None:
+    mappings = NodeMappings(kernel_to_post={"k": ("b",)}, post_to_pre={"b": ("a",)})
+    groups = fusion_groups(mappings, {}, ["k"], pre_grad_graph={"a": PreGradNode(index=0, module="fc")})
+    assert groups["k"].origins == (Origin(op="a", module="fc"),)
 
 
 def test_unknown_kernel_gets_an_empty_group() -> None:

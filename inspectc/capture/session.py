@@ -1,9 +1,10 @@
-"""Capture: the only module that touches torch. Listens on the ``torch.__trace`` logger.
+"""One capture: listens on the ``torch.__trace`` logger and writes the report as the run goes.
 
 torch emits every compile event through ``trace_structured`` on the ``torch.__trace``
 logger (what ``TORCH_TRACE`` writes and tlparse reads). A :class:`logging.Handler` added to
 that logger receives each event's metadata and payload; we hand them to the builder, which
 writes the report as the run goes. ``TORCH_TRACE``/``TORCH_LOGS`` keep their own handlers.
+Every private torch internal is reached through :mod:`inspectc.capture.torch_api`.
 
 Capture must never break the user's program: its own failures are recorded in the report
 (``run.capture_errors``) and the program goes on.
@@ -17,25 +18,29 @@ import math
 import os
 import platform
 import socket
+import sqlite3
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from inspectc import __version__
+from inspectc.capture import torch_api
+from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
-from inspectc.report.model import Run
+from inspectc.report.model import Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 
-TRACE_LOGGER = "torch.__trace"
+MAX_ERRORS = 100  # capture errors kept in one report
 
 
 class _TraceHandler(logging.Handler):
-    """Receives structured-trace records; drops records from forked children."""
+    """Receives structured-trace records and hands them to its capture."""
 
     def __init__(self, owner: Capture) -> None:
         super().__init__(level=logging.DEBUG)
@@ -82,7 +87,7 @@ class Capture:
         self._writer: ReportWriter | None = None
         self._builder: Builder | None = None
         self._handler: _TraceHandler | None = None
-        self._restore: list[Callable[[], None]] = []
+        self._restore: list[Restore] = []
         self._run = Run(
             argv=tuple(argv if argv is not None else sys.argv),
             cwd=os.getcwd(),
@@ -91,12 +96,9 @@ class Capture:
             platform=platform.platform(),
             hostname=socket.gethostname(),
             pid=os.getpid(),
-            options={
-                "fresh": fresh,
-                "provenance": provenance,
-                "timings": timings,
-                "profile_window": list(profile_window),
-            },
+            options=RunOptions(
+                fresh=fresh, provenance=provenance, timings=timings, profile_window=tuple(profile_window)
+            ),
         )
         self._lock = threading.Lock()
         self._feed_lock = threading.RLock()  # the builder is not thread-safe
@@ -104,6 +106,7 @@ class Capture:
         self._compiling: str | None = None
         self._autotune_hooked = False
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
+        self._unfinished: str | None = None  # why the report's end could not be written
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Capture:
@@ -117,11 +120,10 @@ class Capture:
             self.stop(end_reason="exception", exception=f"{exc_type.__name__}: {exc}")
 
     def start(self) -> None:
-        import torch
-
+        torch_version = torch_api.torch_version()  # no torch: fails here, before any file
         try:
             self._writer = ReportWriter(self.path)
-        except (ReportError, OSError, Exception) as exc:  # noqa: BLE001 - capture degrades
+        except (ReportError, OSError) as exc:
             why = (
                 str(exc) if isinstance(exc, ReportError) else f"cannot write report {self.path}: {_why(exc)}"
             )
@@ -130,30 +132,33 @@ class Capture:
             return
         self._writer.set_meta("inspectc_version", __version__)
         self._writer.set_meta("source", "capture")
-        rank, world = _dist_rank()
+        rank, world = torch_api.dist_rank()
         self._run = replace(
             self._run,
             started=time.time(),
             end_reason="running",
-            torch_version=torch.__version__,
+            torch_version=torch_version,
             triton_version=_package_version("triton"),
-            cuda_version=getattr(torch.version, "cuda", None),
+            cuda_version=torch_api.cuda_version(),
             rank=rank,
             world_size=world,
         )
         self._writer.set_meta("run", self._run)
         self._builder = Builder(self._writer, rank=rank)
-        self._builder.torch_version = torch.__version__
+        self._builder.torch_version = torch_version
+        note = torch_api.untested_version()
+        if note is not None:
+            self._record(note)
         self._seed_interned_strings()
-        self._configure(torch)
+        self._configure()
         if self.timings and (world or 1) > 1:
             # A profiler window left open in a gloo/NCCL process group run can hang the
             # process group's teardown at exit; until that is solved, no timings there.
-            self.errors.append("kernel timings not taken: multi-process run (WORLD_SIZE > 1)")
+            self._record("kernel timings not taken: multi-process run (WORLD_SIZE > 1)")
         elif self.timings:
             self._start_timer()
         self._attach()
-        os.register_at_fork(after_in_child=self._after_fork_in_child)
+        _LIVE.add(self)
         self._writer.flush()
 
     def stop(
@@ -167,64 +172,89 @@ class Capture:
             if self._stopped or os.getpid() != self._pid:
                 return
             self._stopped = True
+        _LIVE.discard(self)
         self._detach()
         self._stop_timer()
         for undo in reversed(self._restore):
             try:
                 undo()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - recorded; the other settings are still restored
                 self._record_error("restoring torch config", exc)
+        self._restore.clear()
         self._clear_status()
         if self._writer is None or self._builder is None:
             return
         try:
             with self._feed_lock:
                 self._builder.finish()
-            self._run = replace(
-                self._run,
-                ended=time.time(),
-                exit_code=exit_code,
-                exception=exception,
-                end_reason=end_reason,
-                devices=_devices(),
-                options={**self._run.options, **_compile_backends()},
-                capture_errors=tuple(self.errors),
-            )
+        except Exception as exc:  # noqa: BLE001 - recorded; the run is still written below
+            self._record_error("finishing the frames", exc)
+        for message in self._builder.errors:  # what the builder could not read (provenance...)
+            self._record(message)
+        self._run = replace(
+            self._run,
+            ended=time.time(),
+            exit_code=exit_code,
+            exception=exception,
+            end_reason=end_reason,
+            devices=self._devices(),
+            options=replace(self._run.options, **self._backends()),
+            capture_errors=tuple(self.errors),
+        )
+        try:
             self._writer.set_meta("run", self._run)
-            self._writer.close()
-        except Exception as exc:  # noqa: BLE001 - never break the user's exit
-            print(f"inspectc: could not finish report {self.path}: {_why(exc)}", file=sys.stderr)
-        if self._writer.failure is not None:  # disk full, file removed... while the program ran
+        except sqlite3.Error as exc:  # a reader held the file past the timeout, a bad row
+            self._unfinished = f"writing its run details failed ({_why(exc)})"
+        self._writer.close()
+        failure = self._writer.failure or self._unfinished
+        if failure is not None:  # disk full, file removed... while the program ran
             self.warning = (
-                f"inspectc: report {self.path} is incomplete: writing it failed"
-                f" ({self._writer.failure}); it holds what was saved before that"
+                f"inspectc: report {self.path} is incomplete: writing it failed ({failure});"
+                " it holds what was saved before that"
             )
             print(self.warning, file=sys.stderr)
 
     @property
     def ok(self) -> bool:
         """The report was written to the end (no summary of a report that failed midway)."""
-        return self._writer is not None and self._writer.failure is None
+        return self._writer is not None and self._writer.failure is None and self._unfinished is None
 
     # -- torch side --------------------------------------------------------------------
-    def _configure(self, torch: Any) -> None:
-        del torch  # imported by the caller; the config module is what we change
-        try:
-            import torch._inductor.config as inductor_config
-        except Exception as exc:  # noqa: BLE001
-            self._record_error("importing torch._inductor.config", exc)
-            return
+    def _configure(self) -> None:
         if self.fresh:
-            self._patch(inductor_config, "force_disable_caches", True)
+            self._apply("fresh compiles", torch_api.disable_inductor_caches())
         if self.provenance:
             # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
-            self._patch(inductor_config.trace, "provenance_tracking_level", 1)
+            self._apply("fusion groups", torch_api.enable_provenance_tracking(1))
         if self.provenance or self.timings:
-            # Named profiler ranges for C++ kernels. The flag is part of the FX graph cache
-            # key and changes no numerics, so it also keeps our compiles apart from cache
-            # entries of plain runs that were built without provenance (torch <= 2.11 leaves
-            # the provenance level out of the key).
-            self._patch(inductor_config.cpp, "enable_kernel_profile", True)
+            # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
+            self._apply("cpp kernel names", torch_api.enable_cpp_kernel_profile())
+
+    def _apply(self, what: str, restore: Restore | Missing) -> None:
+        if isinstance(restore, Missing):
+            self._record(f"{what} not recorded: {restore.why}")
+        else:
+            self._restore.append(restore)
+
+    def _devices(self) -> tuple[str, ...]:
+        found = torch_api.devices()
+        if isinstance(found, Missing):
+            self._record(f"device names not recorded: {found.why}")
+            return ()
+        return found
+
+    def _backends(self) -> dict[str, Any]:
+        """RunOptions fields: the backends the run's compiles used, and the registered ones."""
+        out: dict[str, Any] = {}
+        used = torch_api.compile_backends()
+        if used is not None:
+            out["compile_backends"] = used
+        registered = torch_api.registered_backends()
+        if isinstance(registered, Missing):
+            self._record(f"registered backends not recorded: {registered.why}")
+        elif registered is not None:
+            out["registered_backends"] = registered
+        return out
 
     def _start_timer(self) -> None:
         try:
@@ -233,7 +263,7 @@ class Capture:
             skip, count = self.profile_window
             self._timer = KernelTimer(skip, count, self._emit, enable_cpp_kernel_profile=False)
             self._timer.start()
-        except Exception as exc:  # noqa: BLE001 - no timings, the run goes on
+        except Exception as exc:  # noqa: BLE001 - recorded; no timings, the run goes on
             self._timer = None
             self._record_error("starting kernel timings", exc)
 
@@ -249,31 +279,23 @@ class Capture:
         try:
             with self._feed_lock:
                 timer.stop()
-            for error in timer.errors:
-                self.errors.append(f"kernel timings: {error}")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - recorded; the report is still finished
             self._record_error("stopping kernel timings", exc)
-
-    def _patch(self, obj: Any, name: str, value: Any) -> None:
-        if not hasattr(obj, name):
-            self.errors.append(f"config {name} not recorded: this torch has no such option")
-            return
-        old = getattr(obj, name)
-        setattr(obj, name, value)
-        self._restore.append(lambda: setattr(obj, name, old))
+        for error in timer.errors:
+            self._record(f"kernel timings: {error}")
 
     def _seed_interned_strings(self) -> None:
         """Strings torch interned before we attached are never re-emitted: copy them."""
-        try:
-            from torch._logging.structured import INTERN_TABLE
-        except Exception:  # noqa: BLE001 - older torch: nothing to seed
+        strings = torch_api.interned_strings()
+        if isinstance(strings, Missing):
+            self._record(f"file names interned before capture started not recorded: {strings.why}")
             return
         assert self._builder is not None
-        for text, index in list(INTERN_TABLE.items()):
+        for text, index in strings:
             self._builder.feed({"str": [text, index]}, None, time.time())
 
     def _attach(self) -> None:
-        trace_log = logging.getLogger(TRACE_LOGGER)
+        trace_log = logging.getLogger(torch_api.TRACE_LOGGER)
         old_level = trace_log.level
         if trace_log.level == logging.NOTSET or trace_log.level > logging.DEBUG:
             trace_log.setLevel(logging.DEBUG)
@@ -283,11 +305,15 @@ class Capture:
 
     def _detach(self) -> None:
         if self._handler is not None:
-            logging.getLogger(TRACE_LOGGER).removeHandler(self._handler)
+            logging.getLogger(torch_api.TRACE_LOGGER).removeHandler(self._handler)
+            self._handler = None
 
-    def _after_fork_in_child(self) -> None:
-        # A forked child must never write into the parent's report.
+    def _abandon_in_child(self) -> None:
+        """In a forked child: never write into the parent's report, never profile."""
         self._detach()
+        if self._timer is not None:
+            self._timer.abandon()
+            self._timer = None
         if self._writer is not None:
             self._writer.abandon()
         self._writer = None
@@ -303,7 +329,7 @@ class Capture:
         if self._builder is None:
             return
         try:
-            if not self._autotune_hooked and _SELECT_ALGORITHM in sys.modules:
+            if not self._autotune_hooked:
                 self._hook_autotuning()
             text = payload if isinstance(payload, str) or payload is None else str(payload)
             if self._timer is not None:
@@ -313,38 +339,23 @@ class Capture:
                 self._writer.flush()  # a frame ended: keep it even if the process dies now
             if self.status_line is not None:
                 self._update_status(metadata)
-        except Exception as exc:  # noqa: BLE001 - capture never breaks the program
+        except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the program
             self._record_error("recording an event", exc)
 
     # -- autotuning: Inductor's feedback hook sees every benchmarked choice ------------------
     def _hook_autotuning(self) -> None:
-        # Only once Inductor imported select_algorithm itself: importing it costs ~1 s.
-        module = sys.modules[_SELECT_ALGORITHM]
-        add = getattr(module, "add_feedback_saver", None)
-        selector = getattr(module, "get_algorithm_selector_cache", None)
-        if add is None or selector is None:
-            return  # still importing, or a torch without the hook
+        # Set first: creating Inductor's selector cache emits trace events, which come back here.
         self._autotune_hooked = True
-        add(self._on_autotune)
-
-        def remove() -> None:
-            savers = getattr(selector(), "feedback_saver_fns", None)
-            if isinstance(savers, list) and self._on_autotune in savers:
-                savers.remove(self._on_autotune)
-
-        self._restore.append(remove)
+        remove = torch_api.add_autotune_feedback(self._on_autotune)
+        if remove is None:
+            self._autotune_hooked = False  # not yet: Inductor has not imported select_algorithm
+        else:
+            self._restore.append(remove)
 
     def _on_autotune(self, timings: dict[Any, float], name: str, *rest: Any) -> None:
         """Feedback hook: one synthetic ``inspectc_autotune`` event per autotuned op."""
         try:
-            import torch
-
-            cid = torch._guards.CompileContext.current_compile_id()
-            meta: dict[str, Any] = {"inspectc_autotune": {"op": name}}
-            for key in ("frame_id", "frame_compile_id", "compiled_autograd_id"):
-                value = getattr(cid, key, None)
-                if value is not None:
-                    meta[key] = value
+            meta: dict[str, Any] = {"inspectc_autotune": {"op": name}, **torch_api.current_compile_id()}
             choices = [
                 {
                     "name": str(getattr(choice, "name", choice)),
@@ -354,20 +365,24 @@ class Capture:
                 for choice, ms in timings.items()
             ]
             payload = json.dumps({"op": name, "choices": choices})
-        except Exception as exc:  # noqa: BLE001 - capture never breaks the compile
+        except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the compile
             self._record_error("recording autotuning results", exc)
             return
         self._on_record(meta, payload, time.time())
 
+    # -- capture's own failures: into run.capture_errors -------------------------------------
     def _record_error(self, what: str, exc: BaseException) -> None:
-        message = f"{what}: {type(exc).__name__}: {exc}"
-        if message not in self.errors and len(self.errors) < 100:
-            self.errors.append(message)
-            if self._writer is not None:
-                try:
-                    self._writer.set_meta("capture_errors", list(self.errors))
-                except Exception:  # noqa: BLE001, S110 - the report itself is failing
-                    pass
+        self._record(f"{what}: {type(exc).__name__}: {exc}")
+
+    def _record(self, message: str) -> None:
+        if message in self.errors or len(self.errors) >= MAX_ERRORS:
+            return
+        self.errors.append(message)
+        if self._writer is not None:
+            try:
+                self._writer.set_meta("capture_errors", list(self.errors))
+            except sqlite3.Error:
+                pass  # noqa: S110 - kept in self.errors: stop() writes them with the run
 
     # -- live status line (terminal only) ----------------------------------------------
     def _update_status(self, metadata: dict[str, Any]) -> None:
@@ -387,37 +402,20 @@ class Capture:
         self._compiling = None
 
 
-_SELECT_ALGORITHM = "torch._inductor.select_algorithm"
+# Captures started and not yet stopped. Fork handlers are registered once per process (a
+# handler per start would keep every capture, and its builder, alive for good); the set
+# holds its captures weakly, and stop() takes them out.
+_LIVE: weakref.WeakSet[Capture] = weakref.WeakSet()
 
 
-def _compile_backends() -> dict[str, Any]:
-    """The backends the run's torch.compile calls asked for, and the registered ones."""
-    dynamo = sys.modules.get("torch._dynamo")
-    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
-    if dynamo is None or eval_frame is None:
-        return {}  # nothing was compiled
-    used: list[dict[str, Any]] = []
-    try:
-        for backend in list(getattr(eval_frame, "cached_backends", {}).values()):
-            if backend is None:
-                continue
-            name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
-            entry: dict[str, Any] = {"name": str(name or type(backend).__name__)}
-            config = getattr(backend, "config", None) or getattr(backend, "kwargs", None)
-            if isinstance(config, dict) and config:
-                entry["options"] = {str(k): _plain_value(v) for k, v in config.items()}
-            if getattr(backend, "dynamic", None) is not None:
-                entry["dynamic"] = bool(backend.dynamic)
-            if entry not in used:
-                used.append(entry)
-        registered = [str(b) for b in dynamo.list_backends()]
-    except Exception:  # noqa: BLE001 - informational only
-        return {"compile_backends": used} if used else {}
-    return {"compile_backends": used, "registered_backends": registered}
+def _after_fork_in_child() -> None:
+    for capture in list(_LIVE):
+        capture._abandon_in_child()
+    _LIVE.clear()
 
 
-def _plain_value(value: Any) -> Any:
-    return value if isinstance(value, (bool, int, float, str, type(None))) else repr(value)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _why(exc: BaseException) -> str:
@@ -433,25 +431,3 @@ def _package_version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
-
-
-def _dist_rank() -> tuple[int | None, int | None]:
-    rank = os.environ.get("RANK")
-    world = os.environ.get("WORLD_SIZE")
-    try:
-        return (int(rank) if rank else None, int(world) if world else None)
-    except ValueError:
-        return None, None
-
-
-def _devices() -> tuple[str, ...]:
-    import torch
-
-    names: list[str] = []
-    try:
-        if torch.cuda.is_initialized():
-            names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    except Exception:  # noqa: BLE001 - device names are informational
-        names = []
-    cpu = platform.processor() or platform.machine()
-    return tuple(names) + (f"cpu: {cpu}",)

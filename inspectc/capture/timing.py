@@ -1,6 +1,6 @@
 """Measured kernel timings for compiled frames, taken with torch.profiler in short windows.
 
-Capture-side (imports torch). The profiler is never on for the whole program: it is armed when
+Capture-side: torch is reached only through :mod:`inspectc.capture.torch_api`. The profiler is never on for the whole program: it is armed when
 a compile ends and switched on at the next entry into a compiled frame (Dynamo's guard-complete
 hook, chained with any hook already set), and switched off after enough frame entries for every
 pending graph to reach SKIP + COUNT calls; it is paused while Dynamo or Inductor compile. Each
@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
+from inspectc.capture import torch_api
+from inspectc.capture.torch_api import Missing
 
 SCHEMA_VERSION = 1
 REGION_PREFIX = "Torch-Compiled Region: "
@@ -129,26 +130,6 @@ def builder_name(profiler_name: str, ordinal: int, occurrences: int) -> str:
     return name
 
 
-def _activity(event: Any) -> str:
-    """Kineto activity type of a raw event; torch <= 2.11 has no ``activity_type()``.
-
-    There it is inferred: device events are kernels (or memcpy/memset) unless they are the
-    user annotations torch also records on the GPU stream; CPU events named like CUDA
-    runtime/driver calls (cudaLaunchKernel, cuLaunchKernelEx) are runtime events.
-    """
-    get = getattr(event, "activity_type", None)
-    if get is not None:
-        return str(get())
-    name = event.name()
-    if not str(event.device_type()).endswith("CPU"):
-        if name.startswith(("## ", "Torch-Compiled Region", "CompiledFunction")):
-            return "gpu_user_annotation"
-        return "kernel"
-    if name.startswith("cuda") or (name.startswith("cu") and name[2:3].isupper()):
-        return "cuda_runtime"
-    return "cpu_op"
-
-
 def _nest(events: Iterable[_Ev]) -> None:
     """Set `parent` of CPU events of one thread by time containment."""
     stack: list[_Ev] = []
@@ -195,7 +176,7 @@ class KernelTimer:
         self._hook = self._on_frame_entry  # one bound-method object, to recognise it later
         self._thread = threading.get_ident()
         self._hook_installed = False
-        self._saved_kernel_profile: bool | None = None
+        self._restore_kernel_profile: torch_api.Restore | None = None
         self.windows = 0  # profiler sessions run, for tests and benchmarks
         self.own_seconds = 0.0  # time spent starting, stopping and reading the profiler
 
@@ -206,16 +187,17 @@ class KernelTimer:
             return
         self._started = True
         if self.enable_cpp_kernel_profile:
-            cpp = torch._inductor.config.cpp
-            self._saved_kernel_profile = cpp.enable_kernel_profile
-            cpp.enable_kernel_profile = True
-        try:
-            from torch._C._dynamo.eval_frame import set_guard_complete_hook
-        except ImportError:
-            self.errors.append("set_guard_complete_hook unavailable: no frame-entry tick")
-            return
+            restore = torch_api.enable_cpp_kernel_profile()
+            if isinstance(restore, Missing):
+                self.errors.append(f"cpp kernels not named: {restore.why}")
+            else:
+                self._restore_kernel_profile = restore
         self._thread = threading.get_ident()
-        self._prev_hook = set_guard_complete_hook(self._hook)
+        previous = torch_api.swap_guard_complete_hook(self._hook)
+        if isinstance(previous, Missing):
+            self.errors.append(f"no frame-entry tick: {previous.why}")
+            return
+        self._prev_hook = previous
         self._hook_installed = True
 
     def on_compile_start(self) -> None:
@@ -283,24 +265,33 @@ class KernelTimer:
                 self._prof = None
         self._armed = False
         if self._hook_installed:
-            from torch._C._dynamo.eval_frame import set_guard_complete_hook
-
-            current = set_guard_complete_hook(self._prev_hook)
+            current = torch_api.swap_guard_complete_hook(self._prev_hook)
             if current is not self._hook:  # someone chained after us: leave theirs in place
-                set_guard_complete_hook(current)
+                torch_api.swap_guard_complete_hook(None if isinstance(current, Missing) else current)
             self._hook_installed = False
+            self._prev_hook = None
         for result in self._results:
             self._ingest(result.events())
         self._results.clear()
-        if self._saved_kernel_profile is not None:
-            torch._inductor.config.cpp.enable_kernel_profile = self._saved_kernel_profile
-            self._saved_kernel_profile = None
+        if self._restore_kernel_profile is not None:
+            self._restore_kernel_profile()
+            self._restore_kernel_profile = None
         for compile_id, payload in self.results().items():
             frame_id, _, frame_compile_id = compile_id.partition("/")
             meta: dict[str, Any] = {"inspectc_kernel_times": {"compile_id": compile_id}}
             if frame_id.isdigit() and frame_compile_id.isdigit():
                 meta["frame_id"], meta["frame_compile_id"] = int(frame_id), int(frame_compile_id)
             self._emit(meta, json.dumps(payload))
+
+    def abandon(self) -> None:
+        """In a forked child: take the frame-entry tick out, emit nothing, profile nothing."""
+        self._armed = False
+        self._prof = None  # the parent's window: the child's copy is never stopped or read
+        self._results.clear()
+        if self._hook_installed:
+            torch_api.swap_guard_complete_hook(self._prev_hook)
+            self._hook_installed = False
+            self._prev_hook = None
 
     # -- ticks and windows ---------------------------------------------------------------
     def _on_frame_entry(self, cache_hit: bool) -> bool:
@@ -324,38 +315,28 @@ class KernelTimer:
             self._open_window()
 
     def _open_window(self) -> None:
-        if torch.autograd.profiler._is_profiler_enabled:
+        if torch_api.profiler_running():
             self.errors.append("a profiler was already running: window skipped")
             self._armed = False
             return
-        from torch.profiler import ProfilerActivity, profile
-
         t0 = time.perf_counter()
-        activities = [ProfilerActivity.CPU]
-        if torch.cuda.is_available() and torch.cuda.is_initialized():
-            activities.append(ProfilerActivity.CUDA)
-        self._prof = profile(
-            activities=activities,
-            record_shapes=False,
-            profile_memory=False,
-            with_stack=False,
-            with_flops=False,
-            with_modules=False,
-        )
         frames = max(1, len(self._frames))
         # one tick per frame entry; each frame usually runs once per step
         self._target = (max(self.skip - 1, 0) + self.count) * frames
         self._ticks = 0
         self.windows += 1
-        self._prof.start()
+        self._prof = torch_api.start_profiler()
         self.own_seconds += time.perf_counter() - t0
 
     def _close_window(self) -> None:
         t0 = time.perf_counter()
         prof, self._prof = self._prof, None
-        prof.stop()
+        results = torch_api.stop_profiler(prof)
         # reading the events costs ~1 us each: deferred to stop(), out of the user's loop
-        self._results.append(prof.profiler.kineto_results)
+        if isinstance(results, Missing):
+            self.errors.append(f"window dropped: {results.why}")
+        else:
+            self._results.append(results)
         self._armed = False
         self.own_seconds += time.perf_counter() - t0
 
@@ -364,7 +345,7 @@ class KernelTimer:
         cpu: dict[int, list[_Ev]] = {}
         device: list[_Ev] = []
         for k in raw:
-            activity = _activity(k)
+            activity = torch_api.kineto_activity(k)
             ev = _Ev(
                 k.name(), k.start_ns(), k.end_ns(), activity, k.correlation_id(), k.linked_correlation_id()
             )

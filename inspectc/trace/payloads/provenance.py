@@ -18,7 +18,13 @@ Module paths are not in any provenance payload; `parse_pre_grad_graph` recovers 
 file:line of each pre-grad node) from the Dynamo graph text (``dynamo_output_graph`` payload),
 where parameters are named after their source, e.g. ``l_self_modules_layers_modules_3_modules_
 mlp_modules_fc1_parameters_weight_`` -> ``layers.3.mlp.fc1``. Ops without parameters (GELU)
-get no module. Every function here is tolerant: odd payloads give empty results, never errors.
+get no module.
+
+Errors: the ``parse_*`` functions are tolerant (an absent, empty or malformed payload gives an
+empty result: torch emits no provenance for stale cache hits). `fusion_groups`, which combines
+the parsed pieces, never returns empty groups because of a bug of its own: when it cannot
+build them it raises :class:`ProvenanceError` (a ``ValueError``) whose message reads
+``provenance could not be parsed: <why>``, for the caller to record and go on without groups.
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\n
 _GRAPH_FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+), code: ")
 _GRAPH_NODE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?::\s*\"[^\"]*\")?\s*=\s*(?P<rhs>.*)$")
 _SOURCE_PARAM = re.compile(r"\b[lL]_\w*?_modules_\w+?_(?:parameters|buffers)_\w+\b")
+
+
+class ProvenanceError(ValueError):
+    """Fusion groups could not be built from a graph's provenance; ``why`` says what failed."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"provenance could not be parsed: {why}")
+        self.why = why
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -222,11 +236,14 @@ def fusion_groups(
         mappings and stack traces.
     pre_grad_graph: the ``dynamo_output_graph`` payload (or `parse_pre_grad_graph` of it) for
         per-op file:line and module paths.
+
+    Raises :class:`ProvenanceError` when the groups cannot be built (inputs that are not what
+    the ``parse_*`` functions return, or a bug here): never an empty result in its place.
     """
     try:
         return _fusion_groups(node_mappings, stack_traces, kernel_names, pre_grad_graph)
-    except Exception:  # noqa: BLE001 - tolerant by contract: malformed input gives no groups
-        return {}
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, RecursionError) as exc:
+        raise ProvenanceError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _fusion_groups(
