@@ -18,6 +18,8 @@ from typing import Any
 from inspectc.errors import ReportError
 from inspectc.report import migrate
 from inspectc.report.model import Frame, Kernel, Run
+from inspectc.report.runrecords import RECORDS_EVENT, RunRecords
+from inspectc.report.runrecords import join as join_records
 from inspectc.report.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
 from inspectc.report.schema import db_rank as _rank
 from inspectc.report.validate import load_checked as _load
@@ -98,6 +100,7 @@ class Report:
         self._run = self._load_run()  # checked at open: a corrupt run entry fails here, once
         self._frames: list[Frame] | None = None
         self._kernels: list[Kernel] | None = None
+        self._run_records: RunRecords | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
 
     def _recovered_copy(self) -> sqlite3.Connection:
@@ -190,6 +193,26 @@ class Report:
             if k.compile_id == compile_id and (rank is None or k.rank is None or k.rank == rank)
         ]
 
+    @property
+    def run_records(self) -> RunRecords:
+        """Exported programs, AOT compiles, links, artifacts, collectives: every process's."""
+        if self._run_records is None:
+            rows = self._query(
+                "SELECT seq, rank, payload FROM events WHERE name = ? ORDER BY seq", (RECORDS_EVENT,)
+            )
+            parts = []
+            for seq, rank, blob in rows:
+                try:
+                    plain = json.loads(decompress(blob) or "{}")
+                except (zlib.error, ValueError, RecursionError) as exc:
+                    raise ReportError(
+                        f"{self.path}: event {seq}: corrupt {RECORDS_EVENT} ({_short(exc)})"
+                    ) from None
+                what = f"{self.path}: event {seq}: corrupt {RECORDS_EVENT}"
+                parts.append((None if rank == NO_RANK else rank, _load(RunRecords, plain, what)))
+            self._run_records = join_records(parts)
+        return self._run_records
+
     def kernel_source(self, kernel: Kernel) -> str:
         rows = self._query("SELECT seq, start, stop FROM kernels WHERE id = ?", (kernel.id,))
         if not rows:
@@ -243,7 +266,8 @@ class Report:
         return self._payload(seq)
 
     def event_count(self) -> int:
-        return int(self._query("SELECT count(*) FROM events")[0][0])
+        """Structured-trace events (the ``inspectc_records`` event of each process is not one)."""
+        return int(self._query("SELECT count(*) FROM events WHERE name != ?", (RECORDS_EVENT,))[0][0])
 
     def close(self) -> None:
         self._db.close()

@@ -1,7 +1,7 @@
 """Regenerate the real torch samples under tests/data/ (needs torch; not run by the tests).
 
 Each scenario runs torch.compile in a fresh subprocess with TORCH_TRACE set; the payloads the
-parsers read are then cut out of the trace with inspectc.tracefile and written, named
+parsers read are then cut out of the trace with inspectc.trace.records and written, named
 ``<torch version>-<device>-<scenario>-<compile id>``, under --out:
 
     output_code/*.py   inductor_output_code payloads
@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from inspectc.tracefile import compile_id, event_name, parse_file  # noqa: E402
+from inspectc.trace.records import compile_id, event_name, parse_file  # noqa: E402
 
 PRELUDE = """
 import torch, torch.nn as nn, torch.nn.functional as F, torch._inductor.config as ic

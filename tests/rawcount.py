@@ -1,0 +1,226 @@
+"""An independent counter for raw TORCH_TRACE logs (stdlib only; never imports inspectc).
+
+The tests use it as a second opinion: whatever inspectc reports about a log in
+``tests/data/logs/`` should agree with what this small, separately written reader counts.
+
+Log format (torch 2.13, ``torch/_logging/_internal.py``): every record is one line
+
+    V1203 12:00:00.123456 1234 torch/_dynamo/convert_frame.py:123] {"dynamo_start": {...}, ...}
+
+a glog prefix (level letter, ``MMDD HH:MM:SS.micro``, pid, ``path:line]``; the trace handler
+never writes the ``[rankN]:`` or ``[trace id]`` parts of the console format, but both are
+accepted) followed by one JSON object. If the record has a payload, the object carries
+``"has_payload": "<md5>"`` and the payload follows on the next lines, each prefixed by a tab.
+The event name is the object's first key (``trace_structured`` inserts it first); the other
+keys are context: ``rank`` (only when torch.distributed is initialised), ``frame_id``,
+``frame_compile_id``, ``attempt``, ``compiled_autograd_id``, ``subgraph_name``, ``has_payload``
+and ``stack`` (the call stack, added when a record has no compile id).
+
+Counts, as ``summary()`` returns them:
+
+    records              records whose JSON parsed
+    malformed            lines that are neither a payload line nor a prefix + JSON object
+                         (including a prefix whose JSON does not parse), plus payload lines
+                         with no record before them
+    frames               distinct (frame_id, frame_compile_id) of ``dynamo_start`` records,
+                         i.e. Dynamo compiles "0/0", "0/1", ... (a compile id that restarts, or
+                         that appears again after ``torch._dynamo.reset()``, counts once)
+    attempts             distinct (frame_id, frame_compile_id, attempt) over all records that
+                         have a frame_id and frame_compile_id ("0/0", "0/0_1", ...); compiled-
+                         autograd ids are not part of the key
+    dynamo_starts        number of ``dynamo_start`` records (> frames when an id repeats)
+    graph_breaks         ``artifact`` records named ``dynamo_graph_break_reason``
+    recompiles           ``artifact`` records named ``recompile_reasons`` (one per recompile;
+                         its payload lists the failed guards, one per earlier cache entry)
+    compilation_metrics  ``compilation_metrics`` records (one per finished frame compile)
+    output_code          ``inductor_output_code`` records (Inductor's generated wrapper, also
+                         the AOTInductor C++ wrapper)
+    kernels              sum over ``inductor_output_code`` payloads of the number of distinct
+                         kernel names defined in that payload: Triton
+                         ``async_compile.triton('<name>', ...)``, C++
+                         ``async_compile.cpp_pybinding(['<signature with name>'], ...)`` and
+                         ``async_compile.cpp('<source>')`` bound to ``<name> = ...``, and
+                         (AOTInductor / cpp_wrapper) ``extern "C" void cpp_fused_...(`` or
+                         ``triton_...`` kernel definitions. AOTInductor does not emit
+                         ``inductor_output_code``: see aot_code / aot_kernels
+    aot_code             ``graph_dump`` records named ``inductor_aot_wrapper_code`` or
+                         ``inductor_aot_kernel_code`` (AOTInductor's generated C++)
+    aot_kernels          distinct kernel names (same patterns as ``kernels``: here the
+                         ``extern "C" void cpp_fused_...(`` definitions) over the
+                         ``inductor_aot_kernel_code`` payloads, per payload, summed
+    ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: keys that are context, not the event name
+METADATA_KEYS = frozenset(
+    {
+        "rank",
+        "compiled_autograd_id",
+        "frame_id",
+        "frame_compile_id",
+        "attempt",
+        "severity",
+        "timestamp",
+        "pathname",
+        "thread",
+        "subgraph_name",
+        "has_payload",
+        "stack",
+    }
+)
+
+#: count_by_type key for malformed lines
+MALFORMED = "<malformed>"
+
+_PREFIX = re.compile(
+    r"^(?:\[rank\d+\]:)?"  # console-format rank prefix (not written by the trace handler)
+    r"[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ [^\]]*:\d+\]"  # glog prefix
+    r"(?: \[[^\]]*\])*"  # optional " [trace id]" / " [__artifact]"
+    r" (?=\{)"
+)
+
+
+def read(path: str | Path) -> tuple[list[tuple[dict[str, Any], str | None]], int]:
+    """All records of a log as (metadata, payload or None), and the malformed-line count."""
+    out: list[tuple[dict[str, Any], list[str] | None]] = []
+    malformed = 0
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for raw in fh:
+            line = raw.rstrip("\n")
+            if line.startswith("\t"):
+                if not out:
+                    malformed += 1
+                    continue
+                meta, payload = out[-1]
+                if payload is None:
+                    payload = []
+                    out[-1] = (meta, payload)
+                payload.append(line[1:])
+                continue
+            if not line.strip():
+                continue
+            m = _PREFIX.match(line)
+            if not m:
+                malformed += 1
+                continue
+            try:
+                meta = json.loads(line[m.end() :])
+            except ValueError:
+                malformed += 1
+                continue
+            if not isinstance(meta, dict):
+                malformed += 1
+                continue
+            out.append((meta, None))
+    return [(meta, None if p is None else "\n".join(p)) for meta, p in out], malformed
+
+
+def iter_payloads(path: str | Path) -> Iterator[tuple[dict[str, Any], str | None]]:
+    yield from read(path)[0]
+
+
+def records(path: str | Path) -> list[dict[str, Any]]:
+    """The JSON metadata object of every well-formed record, in file order."""
+    return [meta for meta, _ in read(path)[0]]
+
+
+def event_name(meta: dict[str, Any]) -> str:
+    """First non-context key; ``artifact:<name>`` / ``graph_dump:<name>`` for those two."""
+    for key, value in meta.items():
+        if key in METADATA_KEYS:
+            continue
+        if key in ("artifact", "graph_dump") and isinstance(value, dict) and "name" in value:
+            return f"{key}:{value['name']}"
+        return key
+    return "<none>"
+
+
+def count_by_type(path: str | Path) -> collections.Counter[str]:
+    """Records per event name; malformed lines under ``MALFORMED`` (only if there are any)."""
+    recs, malformed = read(path)
+    counter = collections.Counter(event_name(meta) for meta, _ in recs)
+    if malformed:
+        counter[MALFORMED] = malformed
+    return counter
+
+
+_TRITON = re.compile(r"""async_compile\.triton\(\s*['"]([A-Za-z_][\w]*)['"]""")
+_CPP_PYBINDING = re.compile(r"""^\s*([A-Za-z_]\w*)\s*=\s*async_compile\.cpp_pybinding\(\s*\[""", re.M)
+_CPP = re.compile(r"""^\s*([A-Za-z_]\w*)\s*=\s*async_compile\.cpp\(""", re.M)
+_EXTERN_C = re.compile(r"""extern\s+"C"\s+(?:__global__\s+)?void\s+((?:cpp|triton)_\w+)\s*\(""")
+_CPP_DEF = re.compile(r"""^\s*(?:extern\s+"C"\s+)?void\s+(cpp_fused_\w+)\s*\(""", re.M)
+
+
+def kernel_names(code: str) -> set[str]:
+    """Distinct kernel names defined in one ``inductor_output_code`` payload."""
+    names: set[str] = set()
+    names.update(_TRITON.findall(code))
+    names.update(_CPP_PYBINDING.findall(code))
+    names.update(_CPP.findall(code))
+    names.update(_EXTERN_C.findall(code))
+    names.update(_CPP_DEF.findall(code))
+    return names
+
+
+def summary(path: str | Path) -> dict[str, Any]:
+    """The counts described in the module docstring."""
+    recs, malformed = read(path)
+    frames: set[tuple[Any, Any]] = set()
+    attempts: set[tuple[Any, Any, Any]] = set()
+    ranks: set[int] = set()
+    s: collections.Counter[str] = collections.Counter()
+    for meta, payload in recs:
+        name = event_name(meta)
+        fid, fcid = meta.get("frame_id"), meta.get("frame_compile_id")
+        if fid is not None and fcid is not None:
+            attempts.add((fid, fcid, meta.get("attempt", 0)))
+        if name == "dynamo_start":
+            s["dynamo_starts"] += 1
+            if fid is not None and fcid is not None:
+                frames.add((fid, fcid))
+        elif name == "artifact:dynamo_graph_break_reason":
+            s["graph_breaks"] += 1
+        elif name == "artifact:recompile_reasons":
+            s["recompiles"] += 1
+        elif name == "compilation_metrics":
+            s["compilation_metrics"] += 1
+        elif name == "inductor_output_code":
+            s["output_code"] += 1
+            s["kernels"] += len(kernel_names(payload or ""))
+        elif name in ("graph_dump:inductor_aot_wrapper_code", "graph_dump:inductor_aot_kernel_code"):
+            s["aot_code"] += 1
+            if name.endswith("kernel_code"):
+                s["aot_kernels"] += len(kernel_names(payload or ""))
+        if isinstance(meta.get("rank"), int):
+            ranks.add(meta["rank"])
+    return {
+        "records": len(recs),
+        "malformed": malformed,
+        "frames": len(frames),
+        "attempts": len(attempts),
+        "dynamo_starts": s["dynamo_starts"],
+        "graph_breaks": s["graph_breaks"],
+        "recompiles": s["recompiles"],
+        "compilation_metrics": s["compilation_metrics"],
+        "output_code": s["output_code"],
+        "kernels": s["kernels"],
+        "aot_code": s["aot_code"],
+        "aot_kernels": s["aot_kernels"],
+        "ranks": sorted(ranks),
+    }
+
+
+if __name__ == "__main__":  # python tests/rawcount.py LOG...
+    import sys
+
+    for arg in sys.argv[1:]:
+        print(arg, json.dumps(summary(arg)), json.dumps(count_by_type(arg).most_common()))
