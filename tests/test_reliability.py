@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPORTS, inspectc_cmd, run_cli
+from conftest import REPORTS, inspectc_cmd, run_cli, shared_traces
 
 from inspectc.report.open import open_report
 
@@ -630,3 +630,100 @@ def test_outputs_never_replace_inputs_scripts_or_links(tmp_path: Path) -> None:
     for _ in range(2):
         assert run_cli("export", str(report), "-o", str(exported)).returncode == 0
     assert json.loads(exported.read_text())["frames"]
+
+
+def test_planted_symlink_at_a_temporary_name_is_never_followed(tmp_path: Path) -> None:
+    """share wrote its summary through ``.NAME.share.md.tmp``: a link planted there overwrote
+    a file outside the folder. Temporary files are now made by mkstemp."""
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not yours\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in (".r.share.md.tmp", ".r.share.html.tmp", ".r.inspectc.tmp"):
+        (out / name).symlink_to(victim)
+    proc = run_cli("share", str(report), "--html", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "not yours\n"
+    assert (out / "r.share.md").is_file() and not (out / "r.share.md").is_symlink()
+    (out / "r.share.md").unlink()
+    (out / "r.share.md").symlink_to(victim)  # a link at the output's own name: refused
+    refused(run_cli("share", str(report), "-o", str(out)), "is a symbolic link")
+    assert victim.read_text() == "not yours\n"
+
+
+# -- one clear line for every OS error of a user's path (item 12) ------------------------------
+
+LONG = "/".join(["d" * 200] * 25)  # 5,000 characters
+READERS = ["summary", "export", "kernels", "share", "check", "tui", "graph", "import"]
+
+
+def os_error_cases(tmp_path: Path) -> list[tuple[str, list[str], dict[str, str]]]:
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "dir.dot").mkdir()
+    odd = tmp_path / os.fsdecode(b"r\xff.inspectc")  # not UTF-8
+    shutil.copyfile(GOLDEN, odd)
+    r, loop, log = str(report), str(tmp_path / "loop1"), str(ROOT_TRACES / "simple.log")
+    strict = {"PYTHONIOENCODING": "utf-8:strict"}
+    cases = [(f"{c} LONG", [c, LONG], {}) for c in READERS]
+    cases += [
+        ("diff LONG", ["diff", r, LONG], {}),
+        ("merge LONG", ["merge", r, LONG, "-o", str(tmp_path / "m.inspectc")], {}),
+        ("run LONG", ["run", LONG], {}),
+        ("run -o LONG", ["run", "-o", LONG, "x.py"], {}),
+        ("share loop", ["share", loop], {}),
+        ("share -o loop", ["share", r, "-o", loop], {}),
+        ("import -o loop", ["import", log, "-o", loop], {}),
+        ("merge -o loop", ["merge", r, "-o", loop], {}),
+        ("export -o DIR", ["export", r, "-o", str(tmp_path)], {}),
+        ("export -o /missing/x", ["export", r, "-o", "/missing/x.json"], {}),
+        ("graph -o dir.dot", ["graph", r, "-o", str(tmp_path / "dir.dot")], {}),
+        ("export -o LONG", ["export", r, "-o", LONG], {}),
+        ("graph -o LONG", ["graph", r, "-o", LONG + ".dot"], {}),
+    ]
+    ok = [
+        ("share not-UTF-8 name", ["share", str(odd)], strict),
+        ("check not-UTF-8 name", ["check", str(odd)], strict),
+    ]
+    return cases + ok
+
+
+ROOT_TRACES = shared_traces() or Path("/nonexistent")
+
+
+def test_os_errors_of_user_paths_are_one_line(tmp_path: Path) -> None:
+    if not (ROOT_TRACES / "simple.log").exists():
+        pytest.skip("shared traces are not here")
+    failures = []
+    for label, args, env in os_error_cases(tmp_path):
+        proc = run_cli(*args, cwd=tmp_path, env=env, timeout=120)
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        expected_ok = "not-UTF-8" in label
+        good = "Traceback" not in proc.stderr and (
+            proc.returncode == 0 if expected_ok else (proc.returncode == 2 and len(lines) == 1)
+        )
+        if not good:
+            failures.append(f"{label}: exit {proc.returncode}: {(lines or [''])[-1][:160]}")
+    assert not failures, "\n".join(failures)
+
+
+def test_unwritable_outputs_are_one_line(tmp_path: Path) -> None:
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a read-only tmpfs here")
+    try:
+        for args in (["share", str(report), "-o", str(ro)], ["export", str(report), "-o", str(ro / "x.json")],
+                     ["graph", str(report), "-o", str(ro / "x.svg")], ["graph", str(report), "-o", str(ro / "x.dot")]):  # fmt: skip
+            refused(run_cli(*args), "Read-only file system")
+    finally:
+        subprocess.run(["umount", str(ro)], check=False)

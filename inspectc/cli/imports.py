@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import UsageError
-from inspectc.readers.text import json_text
+from inspectc.readers.text import json_text, printable
 
 
 def register(sub: Any) -> None:
@@ -166,5 +166,5 @@ def cmd_check(args: argparse.Namespace) -> int:
         }
         print(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
-        print(render_check(result, limits, args.report))
+        print(render_check(result, limits, printable(args.report)))  # a name may not be UTF-8
     return 0 if result.ok else 1

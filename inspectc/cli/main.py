@@ -319,9 +319,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path the user named: too long, a link loop, unreadable, ...
+        print(f"inspectc: {_os_error(exc)}", file=sys.stderr)
+        return 2
+    except UnicodeError as exc:  # a name this terminal's encoding cannot show
+        print(
+            f"inspectc: cannot show text in this terminal's encoding ({printable(str(getattr(exc, 'reason', exc)))})",
+            file=sys.stderr,
+        )
+        return 2
+    except RuntimeError as exc:
+        if "Symlink loop" not in str(exc):  # Path.resolve() before Python 3.13: not an OSError
+            raise
+        print(f"inspectc: {printable(str(exc))}: too many levels of symbolic links", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("inspectc: interrupted", file=sys.stderr)
         return 130
+
+
+def _os_error(exc: OSError) -> str:
+    from inspectc.cli.output import shown, why
+
+    if exc.filename is None:
+        return printable(why(exc))
+    return f"{shown(os.fsdecode(exc.filename))}: {printable(why(exc))}"
 
 
 def entry() -> None:

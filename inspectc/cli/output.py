@@ -26,7 +26,8 @@ Ours = Callable[[Path], bool]
 
 def shown(path: str | os.PathLike[str]) -> str:
     """A path for a one-line message: sanitized, and its middle cut when very long."""
-    return printable(short_path(os.fspath(path), None, 160))
+    text = printable(short_path(os.fspath(path), None, 160))
+    return text if len(text) <= 300 else f"{text[:150]}…{text[-100:]}"  # one endless name
 
 
 def why(exc: OSError) -> str:
@@ -106,13 +107,13 @@ def _same_file(a: Path, b: Path) -> bool:
 def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     """A fresh temporary file beside *target*; renamed onto it when the block succeeds.
 
-    The temporary name keeps *target*'s suffix (Graphviz picks the format by it) and is
+    The temporary name ends in *target*'s suffix (Graphviz picks the format by it) and is
     removed, never renamed, when the block raises.
     """
     target = Path(target)
     try:
         fd, name = tempfile.mkstemp(
-            prefix=f".{target.stem[:40]}.", suffix=target.suffix + ".tmp", dir=target.parent
+            prefix=f".{target.stem[:40]}.", suffix=".tmp" + target.suffix, dir=target.parent
         )
     except OSError as exc:
         raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None

@@ -96,17 +96,28 @@ def share(
     limit: int = GITHUB_LIMIT,
 ) -> Shared:
     src = Path(report_path)
-    out_dir = Path(output_dir) if output_dir else src.resolve().parent
+    try:  # the input first: a missing or unusable path is said as such, before any folder is made
+        os.stat(src)
+    except OSError as exc:
+        raise UsageError(f"cannot read report {shown(src)}: {why(exc)}") from None
+    out_dir = Path(output_dir) if output_dir else Path(os.path.realpath(src)).parent
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file, or a link that leads nowhere (or in a loop): say which
+        try:
+            os.stat(out_dir)
+            reason = "not a directory"
+        except OSError as exc:
+            reason = why(exc)
+        raise UsageError(f"cannot write to {shown(out_dir)}: {reason}") from None
     except OSError as exc:
-        raise UsageError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write to {shown(out_dir)}: {why(exc)}") from None
     stem = src.name.removesuffix(".inspectc").removesuffix(".zip") or "report"
     md_path = out_dir / f"{stem}.share.md"
     zip_path = out_dir / f"{stem}.share.zip"
     html_path = out_dir / f"{stem}.share.html" if html else None
     outputs = [p for p in (md_path, zip_path, html_path) if p is not None]
-    if src.resolve() in {p.resolve() for p in outputs}:
+    if os.path.realpath(src) in {os.path.realpath(p) for p in outputs}:
         raise UsageError(f"share would overwrite its input {shown(src)}: choose another -o DIR")
     for path in outputs:
         _check_target(path)

@@ -1,0 +1,205 @@
+"""``inspectc suggest REPORT``: try each known config remedy on the user's own script.
+
+For every remedy that needs no code edit (see :mod:`inspectc.readers.remedies`), the
+recorded command is re-run once under ``inspectc run --config KEY=VALUE`` into its own
+report beside the original, so ``inspectc diff`` works on any pair; the baseline is re-run
+too (same command, no change) so the script's output can be compared. Candidates run one
+at a time inside ``--budget`` seconds. Code remedies are shown, never applied, with the
+resume function the break created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspectc.errors import UsageError
+from inspectc.readers.analysis import Totals, break_groups, totals
+from inspectc.readers.remedies import Remedy, remedies
+from inspectc.readers.text import printable
+from inspectc.report.model import Frame, Run
+from inspectc.report.open import open_report
+
+# run options that must not be passed on (we choose output, quietness, TUI ourselves)
+_DROP_WITH_VALUE = {"-o", "--output"}
+_DROP_FLAGS = {"-q", "--quiet", "--tui"}
+
+
+@dataclass(slots=True)
+class Trial:
+    """One re-run: its report, exit code, stdout, and what it compiled."""
+
+    label: str
+    report: Path
+    exit_code: int | None
+    stdout: str
+    seconds: float
+    totals: Totals | None = None
+    breaks: frozenset[tuple[str, int | None, str]] = frozenset()
+    recompiles: int = 0
+    error: str | None = None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("suggest", help="re-run the recorded script once per known fix and compare")
+    p.add_argument("report")
+    p.add_argument("--only", action="append", default=[], help="a GB id (GB0124) or config key to try")
+    p.add_argument("--budget", type=float, default=900.0, help="seconds for all re-runs (default 900)")
+    p.add_argument("--list", action="store_true", help="list the remedies without running anything")
+    p.set_defaults(func=cmd_suggest)
+
+
+def cmd_suggest(args: argparse.Namespace) -> int:
+    with open_report(args.report) as report:
+        frames, run = list(report.frames), report.run
+        source = Path(report.path if not Path(args.report).is_dir() else args.report)
+    found = [r for r in remedies(frames) if _wanted(r, args.only)]
+    tries = [r for r in found if r.change is not None]
+    print(
+        f"inspectc suggest: {len(tries)} config remed{'y' if len(tries) == 1 else 'ies'} to try,"
+        f" {len(found) - len(tries)} code change{'s' * (len(found) - len(tries) != 1)}"
+    )
+    if not found:
+        print("  no known remedy for this report's graph breaks and recompiles")
+    for remedy in found:
+        if remedy.change is None:
+            _print_code_remedy(remedy, frames)
+    if args.list or not tries:
+        for remedy in tries:
+            print(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
+        return 0
+    command, cwd = _recorded_command(run)
+    deadline = time.monotonic() + args.budget
+    base = _trial("baseline", [], command, cwd, _free_path(source, "baseline"), deadline)
+    for remedy in tries:
+        assert remedy.change is not None
+        if time.monotonic() >= deadline:
+            print(f"\n--config {remedy.change.option}: not tried (budget of {args.budget:.0f}s spent)")
+            continue
+        label = remedy.change.option
+        trial = _trial(label, ["--config", label], command, cwd, _free_path(source, "suggest"), deadline)
+        _print_trial(remedy, base, trial)
+    return 0
+
+
+def _wanted(remedy: Remedy, only: list[str]) -> bool:
+    if not only:
+        return True
+    keys = {remedy.key, *(remedy.gb_ids), remedy.change.key if remedy.change else ""}
+    return any(o in keys or o.upper() in keys for o in only)
+
+
+def _recorded_command(run: Run) -> tuple[list[str], str]:
+    from inspectc.cli.main import split_run_argv
+
+    argv = list(run.argv)
+    if run.mode not in ("script", "module") or argv[:2] != ["inspectc", "run"]:
+        raise UsageError("suggest needs a report made by `inspectc run` (this one was not)")
+    own, rest = split_run_argv(argv[2:])
+    kept: list[str] = []
+    skip = False
+    for arg in own:
+        if skip:
+            skip = False
+        elif arg in _DROP_WITH_VALUE:
+            skip = True
+        elif arg not in _DROP_FLAGS and not arg.startswith(("--output=",)):
+            kept.append(arg)
+    if run.cwd is None or not Path(run.cwd).is_dir():
+        raise UsageError(f"the recorded working directory {run.cwd} is not here: cannot re-run")
+    return kept + (rest if "-m" in kept else ["--", *rest]), run.cwd
+
+
+def _free_path(source: Path, word: str) -> Path:
+    stem = source.name.removesuffix(".inspectc")
+    for n in range(1, 10_000):
+        candidate = source.with_name(f"{stem}.{word}-{n}.inspectc")
+        if not candidate.exists() and not candidate.is_symlink():
+            return candidate
+    raise UsageError(f"no free report name beside {source}")
+
+
+def _trial(label: str, extra: list[str], command: list[str], cwd: str, out: Path, deadline: float) -> Trial:
+    left = max(1.0, deadline - time.monotonic())
+    argv = [sys.executable, "-m", "inspectc", "run", "-q", "-o", str(out.resolve()), *extra, *command]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=left, check=False)
+    except subprocess.TimeoutExpired:
+        return Trial(label, out, None, "", time.monotonic() - started, error="budget ran out mid-run")
+    trial = Trial(label, out, proc.returncode, proc.stdout, time.monotonic() - started)
+    if not out.exists():
+        trial.error = (proc.stderr.strip().splitlines() or ["no report written"])[-1]
+        return trial
+    with open_report(out) as report:
+        frames = list(report.frames)
+    trial.totals = totals(frames)
+    trial.breaks = _break_keys(frames)
+    trial.recompiles = sum(len(f.recompiles) for f in frames)
+    return trial
+
+
+def _break_keys(frames: list[Frame]) -> frozenset[tuple[str, int | None, str]]:
+    return frozenset((Path(g.filename or "?").name, g.line, g.reason) for g in break_groups(frames))
+
+
+def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
+    assert remedy.change is not None
+    print(
+        f"\n--config {printable(remedy.change.option)}   ({printable(remedy.why)}; for {', '.join(remedy.targets)})"
+    )
+    print(f"  report: {trial.report}  ({trial.seconds:.0f}s)")
+    if trial.error or trial.totals is None or base.totals is None:
+        print(f"  failed: {printable(trial.error or base.error or 'no report')}")
+        return
+    gone, new = base.breaks - trial.breaks, trial.breaks - base.breaks
+    for what, items in (("gone", gone), ("new", new)):
+        for name, line, reason in sorted(items, key=str):
+            print(f"  break {what}: {printable(name)}:{line} {printable(reason)[:90]}")
+    b, t = base.totals, trial.totals
+    print(
+        f"  breaks {b.graph_breaks} -> {t.graph_breaks}, recompiles {base.recompiles} -> {trial.recompiles},"
+        f" frames {b.frames} -> {t.frames}, kernels {b.kernels} -> {t.kernels},"
+        f" compile {b.compile_time_s:.1f}s -> {t.compile_time_s:.1f}s"
+    )
+    if trial.exit_code != base.exit_code:
+        print(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
+    if not base.stdout and not trial.stdout:
+        print("  output: the script prints nothing (not compared)")
+    else:
+        print("  output: " + ("same as without the change" if base.stdout == trial.stdout else "DIFFERS"))
+    better = len(gone) > len(new) or trial.recompiles < base.recompiles
+    verdict = "helps" if better and trial.exit_code == base.exit_code else "does not help"
+    print(f"  verdict: {verdict}; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
+    print(f"  compare: inspectc diff {base.report} {trial.report}")
+
+
+def _print_code_remedy(remedy: Remedy, frames: list[Frame]) -> None:
+    print(f"\ncode change: {printable(remedy.code or '')}   ({printable(remedy.why)[:80]})")
+    for target in remedy.targets:
+        print(f"  at {printable(target)}")
+        resume = _resume_frame(target, frames)
+        if resume is not None:
+            print(
+                f"  the break made {printable(resume.function or '?')} (frame {resume.compile_id}),"
+                " which compiles the rest of the function after the break"
+            )
+
+
+def _resume_frame(target: str, frames: list[Frame]) -> Frame | None:
+    """The frame of the resume function a break at FILE:LINE created, if it was compiled."""
+    _, _, where = target.partition(" ")
+    filename, _, line = where.rpartition(":")
+    for frame in frames:
+        fn = frame.function or ""
+        if (
+            fn.startswith("torch_dynamo_resume_in_")
+            and fn.endswith(f"_at_{line}")
+            and frame.filename == filename
+        ):
+            return frame
+    return None
