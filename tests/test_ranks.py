@@ -25,9 +25,7 @@ def frame(rank: int, cid: str, **kw: Any) -> Frame:
 
 
 def kernel(rank: int, cid: str, name: str) -> Kernel:
-    return Kernel(
-        id=0, compile_id=cid, rank=rank, name=name, language="cpp", kind="pointwise", source_size=1
-    )
+    return Kernel(id=0, compile_id=cid, rank=rank, name=name, language="cpp", kind="pointwise", source_size=1)
 
 
 def test_identical_ranks_have_no_differences() -> None:

@@ -55,7 +55,9 @@ def test_new_report_is_current_version_and_round_trips_typed_fields(tmp_path: Pa
     w = ReportWriter(path)
     cid = CompileId(rank=3, frame=2, compile=1, attempt=1)
     w.put_frame(Frame(compile_id=cid.text, rank=3, id=cid))
-    seq = w.add_event(name="inductor_output_code", metadata={}, payload="x", compile_id="2/1", rank=3, ts=None)
+    seq = w.add_event(
+        name="inductor_output_code", metadata={}, payload="x", compile_id="2/1", rank=3, ts=None
+    )
     w.add_kernel(
         Kernel(id=-1, compile_id="2/1", rank=3, name="k", language="cpp", kind="pointwise", source_size=1),
         seq=seq,
