@@ -32,7 +32,7 @@ from inspectc import __version__
 from inspectc.capture import torch_api
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
-from inspectc.report.model import Run, RunOptions
+from inspectc.report.model import ConfigValue, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 
@@ -73,12 +73,14 @@ class Capture:
         profile_window: tuple[int, int] = (1, 10),
         argv: list[str] | None = None,
         mode: str = "api",
+        config: dict[str, Any] | None = None,
         status_line: Callable[[str], None] | None = None,
     ) -> None:
         self.path = Path(path)
         self.fresh = fresh
         self.provenance = provenance
         self.timings = timings
+        self.config = dict(config or {})  # "dynamo.X" -> value; "dynamo.X+=" -> name to add
         self.profile_window = profile_window
         self.status_line = status_line
         self.errors: list[str] = []
@@ -198,7 +200,7 @@ class Capture:
             exception=exception,
             end_reason=end_reason,
             devices=self._devices(),
-            options=replace(self._run.options, **self._backends()),
+            options=replace(self._run.options, **self._backends(), config=self._config_values()),
             capture_errors=tuple(self.errors),
         )
         try:
@@ -221,6 +223,9 @@ class Capture:
 
     # -- torch side --------------------------------------------------------------------
     def _configure(self) -> None:
+        for key, value in self.config.items():  # the user's own --config first
+            add = key.endswith("+=")
+            self._apply(f"--config {key}", torch_api.set_config(key.removesuffix("+="), value, add=add))
         if self.fresh:
             self._apply("fresh compiles", torch_api.disable_inductor_caches())
         if self.provenance:
@@ -242,6 +247,20 @@ class Capture:
             self._record(f"device names not recorded: {found.why}")
             return ()
         return found
+
+    def _config_values(self) -> tuple[ConfigValue, ...]:
+        """The ``--config`` settings, then what was not at its default when the run ended."""
+        given = tuple(
+            ConfigValue(
+                key=k.removesuffix("+="), value=f"+={v}" if k.endswith("+=") else repr(v), origin="--config"
+            )
+            for k, v in self.config.items()
+        )
+        found = torch_api.non_default_config()  # after our own settings were put back
+        if isinstance(found, Missing):
+            self._record(f"non-default config not recorded: {found.why}")
+            return given
+        return given + tuple(ConfigValue(key=k, value=v, origin="run") for k, v in found)
 
     def _backends(self) -> dict[str, Any]:
         """RunOptions fields: the backends the run's compiles used, and the registered ones."""

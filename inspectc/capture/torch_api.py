@@ -17,6 +17,7 @@ import importlib
 import os
 import platform
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -107,6 +108,110 @@ def enable_cpp_kernel_profile() -> Restore | Missing:
     provenance level out of the key).
     """
     return _set_inductor_config("cpp", "enable_kernel_profile", True)
+
+
+# -- user config (``inspectc run --config``) and what the run left non-default ----------------
+CONFIG_MODULES = {
+    "dynamo": "torch._dynamo.config",
+    "inductor": "torch._inductor.config",
+    "compiler": "torch.compiler.config",
+}
+
+
+def set_config(key: str, value: Any, *, add: bool = False) -> Restore | Missing:
+    """Set ``dynamo.NAME`` / ``inductor.SECTION.NAME`` / ``compiler.NAME`` to *value*.
+
+    With *add*, *value* names a builtin (or ``module.attr``) added to the set or list the
+    option holds (``dynamo.reorderable_logging_functions+=print``). The returned function
+    puts the old value back.
+    """
+    namespace, _, dotted = key.partition(".")
+    module_name = CONFIG_MODULES.get(namespace)
+    if module_name is None or not dotted:
+        return Missing(f"{key}: not a dynamo., inductor. or compiler. option")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        return Missing(f"cannot import {module_name} ({exc})")
+    *sections, name = dotted.split(".")
+    for section in sections:
+        target = getattr(target, section, None)
+        if target is None:
+            return Missing(f"this torch has no {module_name}.{dotted}")
+    if not hasattr(target, name):
+        return Missing(f"this torch has no {module_name}.{dotted}")
+    old = getattr(target, name)
+    if add:
+        import builtins
+
+        found = getattr(builtins, str(value), None)
+        if found is None and "." in str(value):
+            mod, _, attr = str(value).rpartition(".")
+            try:
+                found = getattr(importlib.import_module(mod), attr, None)
+            except ImportError:
+                found = None
+        if found is None:
+            return Missing(f"{key}+={value}: no builtin or importable name {value!r}")
+        if isinstance(old, set):
+            new: Any = {*old, found}
+        elif isinstance(old, (list, tuple)):
+            new = type(old)([*old, found])
+        else:
+            return Missing(f"{key}: holds a {type(old).__name__}, not a set or list to add to")
+    else:
+        new = value
+    try:
+        setattr(target, name, new)
+    except (TypeError, ValueError, AssertionError) as exc:  # the config module checks types
+        return Missing(f"{key}={value!r} refused by torch ({exc})")
+    return lambda: setattr(target, name, old)
+
+
+def check_config(config: dict[str, Any]) -> str | None:
+    """Why one of ``--config``'s settings cannot be made on this torch (tried, then undone)."""
+    for key, value in config.items():
+        done = set_config(key.removesuffix("+="), value, add=key.endswith("+="))
+        if isinstance(done, Missing):
+            return f"--config {key.removesuffix('+=')}: {done.why}"
+        done()
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an odd __eq__: then it is not the same
+        return False
+
+
+def non_default_config() -> list[tuple[str, str]] | Missing:
+    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr)."""
+    out: list[tuple[str, str]] = []
+    for namespace, module_name in CONFIG_MODULES.items():
+        try:
+            module: Any = importlib.import_module(module_name)
+            entries = module._config
+            is_default = module._is_default
+        except (ImportError, AttributeError) as exc:
+            return Missing(f"{module_name} lists no options ({exc})")
+        for name in sorted(entries):
+            if getattr(entries[name], "deprecated", False) or getattr(
+                entries[name], "deprecation_message", None
+            ):
+                continue  # deprecated: reading it warns, and it does nothing
+            try:
+                with warnings.catch_warnings():  # never a line on the user's stderr
+                    warnings.simplefilter("ignore")
+                    value = getattr(module, name)
+                # _is_default is False once an option was set, even back to its default
+                if is_default(name) or _same(value, getattr(entries[name], "default", None)):
+                    continue
+            except (AttributeError, KeyError, TypeError):  # an alias or a removed entry
+                continue
+            text = repr(value)
+            out.append((f"{namespace}.{name}", text if len(text) <= 300 else text[:297] + "..."))
+    return out
 
 
 # -- structured trace -----------------------------------------------------------------------

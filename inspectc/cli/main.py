@@ -7,6 +7,7 @@ Each command lives in a module with ``register(subparsers)``; this module owns `
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -14,12 +15,13 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from inspectc import __version__
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
 
-_RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m"}
+_RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}
 
 
@@ -46,7 +48,39 @@ def _run_parser() -> argparse.ArgumentParser:
         help="print the command that follows the run live in a second terminal; open the TUI when it ends",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary, no live status line")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a torch option for the run: dynamo.NAME=V, inductor.NAME=V, compiler.NAME=V"
+        " (V a Python literal, else text); dynamo.NAME+=BUILTIN adds to a set (repeatable)",
+    )
     return p
+
+
+_CONFIG_KEY = re.compile(r"^(dynamo|inductor|compiler)(\.[A-Za-z_]\w*)+$")
+
+
+def parse_config(items: Sequence[str]) -> dict[str, Any]:
+    """``--config`` values as {key: value}; ``key+=`` for an addition. No torch: checked by shape."""
+    out: dict[str, Any] = {}
+    for item in items:
+        add = item.partition("=")[0].endswith("+")
+        key, sep, text = item.partition("+=" if add else "=")
+        key = key.strip()
+        if not sep or not _CONFIG_KEY.match(key):
+            raise UsageError(
+                f"--config wants KEY=VALUE with KEY dynamo.NAME, inductor.NAME or compiler.NAME, not {printable(item)!r}"
+            )
+        if add:
+            out[key + "+="] = text.strip()
+            continue
+        try:
+            out[key] = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            out[key] = text.strip()  # plain text: compiler.dynamic_sources=L['x']
+    return out
 
 
 def split_run_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -89,6 +123,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     own, rest = split_run_argv(argv)
     opts = _run_parser().parse_args(own)
     window = parse_window(opts.profile_window)
+    config = parse_config(opts.config)
     from inspectc.capture import runner  # no torch yet: bad input fails fast
 
     if opts.module:
@@ -108,6 +143,11 @@ def cmd_run(argv: Sequence[str]) -> int:
     status = _status_line() if not opts.quiet else None
 
     from inspectc.capture.session import Capture  # imports torch
+    from inspectc.capture.torch_api import check_config
+
+    problem = check_config(config)
+    if problem:  # before the report or the script: a typo in a setting is said, not recorded
+        raise UsageError(problem)
 
     cap = Capture(
         output,
@@ -117,6 +157,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         profile_window=window,
         argv=["inspectc", "run", *argv],
         mode="module" if opts.module else "script",
+        config=config,
         status_line=status,
     )
     cap.start()
@@ -290,9 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-source", action="store_true", help="leave out graphs and kernel source")
     p.add_argument("-o", "--output", help="write to a file instead of stdout")
     p.set_defaults(func=cmd_export)
-    from inspectc.cli import backends, graph, imports, kernels, share, tui
+    from inspectc.cli import backends, graph, imports, kernels, share, suggest, tui
 
-    for module in (kernels, share, imports, graph, tui, backends):
+    for module in (kernels, share, imports, graph, tui, backends, suggest):
         module.register(sub)
     return parser
 

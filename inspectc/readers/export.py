@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspectc import __version__
-from inspectc.readers import programs
+from inspectc.readers import programs, remedies
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
@@ -39,6 +39,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
             }
             for g in break_groups(report.frames)
         ],
+        "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts

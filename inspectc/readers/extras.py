@@ -107,6 +107,23 @@ def backend_line(options: RunOptions) -> str | None:
     return line
 
 
+def config_line(options: RunOptions) -> str | None:
+    """``torch config: dynamo.capture_scalar_outputs=True (--config), dynamo.recompile_limit=3``."""
+    if not options.config:
+        return None
+    parts = [
+        f"{c.key}{'' if c.value.startswith('+=') else '='}{c.value}"
+        + (" (--config)" if c.origin == "--config" else "")
+        for c in options.config[:6]
+    ]
+    more = len(options.config) - 6
+    return (
+        "torch config not at defaults: "
+        + ", ".join(parts)
+        + (f", +{more} more (inspectc export)" if more > 0 else "")
+    )
+
+
 def failure_text(failure: Failure) -> str:
     """A failed frame's reason; a graph break that ``fullgraph=True`` made fatal is named."""
     if failure.graph_break is not None:

@@ -23,6 +23,7 @@ LABELS = {
     "sources": "imported logs",
     "compile_backends": "torch.compile calls",
     "registered_backends": "backends available",
+    "config": "torch config",
 }
 
 
@@ -39,8 +40,22 @@ def option_rows(options: RunOptions) -> list[tuple[str, str]]:
             for backend in value:
                 rows.append((label, backend_text(backend)))
             continue
+        if f.name == "config" and isinstance(value, (list, tuple)):
+            rows.extend((label, config_text(c)) for c in value)
+            if not value:
+                rows.append((label, "all at their defaults (or not recorded)"))
+            continue
         rows.append((label, value_text(value)))
     return rows
+
+
+def config_text(item: Any) -> str:
+    """``dynamo.capture_scalar_outputs = True  (--config)`` for one recorded option."""
+    value = str(getattr(item, "value", "?"))
+    op = "" if value.startswith("+=") else " = "
+    origin = getattr(item, "origin", None)
+    said = "set by inspectc run --config" if origin == "--config" else "not the default when the run ended"
+    return f"{getattr(item, 'key', '?')}{op}{value}  ({said})"
 
 
 def backend_text(backend: Any) -> str:

@@ -13,7 +13,7 @@ break created, never applied). Remedies come from three places, in this order:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspectc.readers.analysis import break_groups
@@ -149,7 +149,9 @@ def _recompile_configs(frames: list[Frame]) -> list[tuple[ConfigChange, str, str
     for frame in frames:
         for rec in frame.recompiles:
             for source, _index in _SIZE_MISMATCH.findall(rec.text):
-                sources.setdefault(_source_expr(source), []).append(frame.compile_id)
+                ids = sources.setdefault(_source_expr(source), [])
+                if frame.compile_id not in ids:  # one recompile can list a guard per cache entry
+                    ids.append(frame.compile_id)
             if _LIMIT_HIT.search(rec.text):
                 limit_hit.append(frame.compile_id)
         if frame.failure and frame.failure.reason and _LIMIT_HIT.search(frame.failure.reason):
@@ -169,3 +171,52 @@ def _recompile_configs(frames: list[Frame]) -> list[tuple[ConfigChange, str, str
 def _source_expr(name: str) -> str:
     """Recompile reasons name a local ``x``; dynamic_sources wants Dynamo's ``L['x']``."""
     return name if "[" in name else f"L['{name}']"
+
+
+def as_plain(frames: list[Frame]) -> list[dict[str, object]]:
+    """The JSON export's ``suggestions``: one object per remedy, config changes first."""
+    return [
+        {
+            "kind": "config" if r.change else "code",
+            "why": r.why,
+            "config": r.change.option if r.change else None,
+            "python": r.change.python if r.change else None,
+            "code_change": r.code,
+            "targets": list(r.targets),
+            "gb_ids": list(r.gb_ids),
+        }
+        for r in remedies(frames)
+    ]
+
+
+def summary_lines(frames: list[Frame], clean: Callable[[str], str], report: str) -> list[str]:
+    """The summary's ``Suggestions`` section: what ``inspectc suggest`` would try, and code fixes."""
+    found = remedies(frames)
+    if not found:
+        return []
+    tries = sum(1 for r in found if r.change)
+    lines = [
+        "",
+        f"Suggestions ({len(found)}; prove the config ones on this script: inspectc suggest {report})",
+    ]
+    for r in found[:8]:
+        where = ", ".join(r.targets[:2]) + (f" (+{len(r.targets) - 2})" if len(r.targets) > 2 else "")
+        if r.change:
+            lines.append(f"  try   {clean(r.change.python)}   ({clean(r.why)}; {clean(where)})")
+        else:
+            lines.append(f"  code  {clean(r.code or '')}   ({clean(where)})")
+    if len(found) > 8:
+        lines.append(f"  … {len(found) - 8} more (inspectc suggest {report} --list)")
+    if not tries:
+        lines.append("  no config change is known to remove these: each needs a code change")
+    return lines
+
+
+def by_break(frames: list[Frame]) -> dict[tuple[str | None, int | None], list[Remedy]]:
+    """The remedies for each graph break's (filename, line): the TUI shows them beside it."""
+    found = remedies(frames)
+    out: dict[tuple[str | None, int | None], list[Remedy]] = {}
+    for group in break_groups(frames):
+        target = f"break {group.location}"
+        out[(group.filename, group.line)] = [r for r in found if target in r.targets]
+    return out

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspectc.report.model import Frame
+from inspectc.report.reader import Report
 
 RESUME_PREFIX = "torch_dynamo_resume_in_"
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
@@ -136,3 +137,39 @@ def no_graph_reason(frame: Frame, where: str | None = None) -> str:
             " only the guards that let it skip the frame next time were recorded."
         )
     return "No FX graph was recorded for this frame."
+
+
+BYTECODE_NOTE = (
+    "not recorded: the trace holds no *_ORIGINAL_BYTECODE / *_MODIFIED_BYTECODE record for it"
+    " (torch logs them for resume functions from 2.12 on; TORCH_LOGS=bytecode shows them live)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bytecode:
+    """A resume function's bytecode as Dynamo logged it (``dis`` text; None: not recorded)."""
+
+    original: str | None  # the continuation Dynamo generated for the rest of the function
+    modified: str | None  # what runs instead: the compiled graph's call, then the user's code
+
+
+def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) -> list[Frame]:
+    """The resume frames a graph break at *filename*:*line* made (``..._at_LINE``), each once."""
+    if line is None:
+        return []
+    out: dict[tuple[int | None, int | None], Frame] = {}
+    for frame in frames:
+        parts = resumed_function(frame.function)
+        if parts is not None and parts[1] == line and (filename is None or frame.filename == filename):
+            out.setdefault((frame.rank, frame.id.frame), frame)
+    return list(out.values())
+
+
+def bytecode(report: Report, frame: Frame) -> Bytecode:
+    """*frame*'s ``<name>_ORIGINAL_BYTECODE`` and ``<name>_MODIFIED_BYTECODE`` artifacts."""
+    found: dict[str, str | None] = {}
+    for row in report.events(frame.compile_id, frame.rank, limit=10_000):
+        for which in ("ORIGINAL", "MODIFIED"):
+            if row.name.endswith(f"_{which}_BYTECODE") and which not in found:
+                found[which] = report.event_payload(row.seq)
+    return Bytecode(found.get("ORIGINAL"), found.get("MODIFIED"))

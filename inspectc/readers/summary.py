@@ -6,7 +6,7 @@ import os
 import shlex
 import socket
 
-from inspectc.readers import breaks, programs, resume
+from inspectc.readers import breaks, programs, remedies, resume
 from inspectc.readers import extras as compile_extras
 from inspectc.readers import text as report_text
 from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
@@ -89,6 +89,9 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     backends = compile_extras.backend_line(run.options)
     if backends:
         lines.append(f"  {_clean(backends)[:160]}")
+    config = compile_extras.config_line(run.options)
+    if config:
+        lines.append(f"  {_clean(config)[:240]}")
     beside = programs.headline(report.run_records)  # torch.export, AOTInductor: no frames
     if beside:
         lines.append(f"  {_clean(beside)}")
@@ -123,6 +126,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.extend(programs.summary_lines(report, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
+    lines.extend(remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path))))
 
     if frames:
         lines.append("")

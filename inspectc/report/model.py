@@ -298,6 +298,15 @@ class CompileBackend:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ConfigValue:
+    """A Dynamo/Inductor/torch.compiler option: ``dynamo.capture_scalar_outputs`` = ``True``."""
+
+    key: str  # namespace.name: dynamo. | inductor. | compiler.
+    value: str  # repr of the value (or ``+=print`` for an addition)
+    origin: str  # "--config" (inspectc run set it) | "run" (non-default when the run ended)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RunOptions:
     """How the report was made: capture's switches (None: not recorded, e.g. an import)."""
 
@@ -308,6 +317,7 @@ class RunOptions:
     sources: tuple[str, ...] = ()  # imported TORCH_TRACE logs
     compile_backends: tuple[CompileBackend, ...] = ()
     registered_backends: tuple[str, ...] = ()
+    config: tuple[ConfigValue, ...] = ()  # --config settings, then every non-default option
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -381,7 +391,7 @@ _NESTED.update(
         Failure: {"graph_break": GraphBreak},
         Autotune: {"choices": AutotuneChoice},
         SymbolicShapes: {"symbols": Symbol, "guards": ShapeGuard, "specializations": Specialization},
-        RunOptions: {"compile_backends": CompileBackend},
+        RunOptions: {"compile_backends": CompileBackend, "config": ConfigValue},
         Run: {"options": RunOptions},
         Frame: {
             "id": CompileId,

@@ -35,6 +35,8 @@ FORMAT = "inspectc-report"
 #      (``runrecords.py``: exported programs and the draft-export report, AOTInductor compiles,
 #      links, artifacts, FX-graph cache keys, collective schedules and estimates, execution
 #      order); their text is named by graph rows keyed ``export/N`` and ``aoti/N``.
+#      Also 2: ``run.options.config`` lists ConfigValue rows: each ``inspectc run --config``
+#      setting, and every Dynamo/Inductor/torch.compiler option not at its default at the end.
 SCHEMA_VERSION = 2
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

@@ -134,3 +134,19 @@ async def test_break_stacks_of_the_run(daily: Path) -> None:
         frame = app.screen
         assert isinstance(frame, FrameScreen) and frame.frame.compile_id == "1/0"
         assert isinstance(frame.pane("breaks"), BreaksPane) and frame.active_tab == "breaks"
+
+
+@sync
+async def test_a_break_shows_its_fix_and_the_resume_function_it_made(daily: Path) -> None:
+    app = RecordingApp(daily)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await open_frame(pilot, "1/0")  # the .item() break at mine.py:17
+        more = text_of(app, "#break-more")
+        fix = more.index("Fix")
+        assert "torch._dynamo.config.capture_scalar_outputs = True" in more[fix:]
+        assert "inspectc suggest" in more[fix:]
+        resume = more.index("Resume function torch_dynamo_resume_in_forward_at_17")
+        assert "(frame 2/0)" in more[resume:]
+        # the daily report holds no bytecode record for it: said, not left blank
+        assert "not recorded: the trace holds no *_ORIGINAL_BYTECODE" in more[resume:]

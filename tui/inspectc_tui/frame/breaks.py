@@ -4,6 +4,7 @@ what it means, the hints and the user stack from the user's code on."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -23,6 +24,8 @@ from inspectc.readers.breaks import (
     reason_if_new,
     title_and_explanation,
 )
+from inspectc.readers.remedies import by_break
+from inspectc.readers.resume import BYTECODE_NOTE, bytecode, created_by
 from inspectc.report.model import GraphBreak
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.source import Excerpt, excerpt
@@ -162,9 +165,52 @@ class BreaksPane(FramePane):
                 out.append_text(literal(hint))
                 out.append("\n")
             out.append("\n")
+        out.append_text(self._fixes(gb))
         if stack:
             out.append("User stack (most recent call last)\n", style="bold")
             out.append_text(self._stack(stack))
+        out.append_text(self._resumes(gb))
+        return out
+
+    def _fixes(self, gb: GraphBreak) -> Text:
+        """What ``inspectc suggest`` would try for this break, or the code change to make."""
+        out = Text()
+        if not hasattr(self, "_remedies"):  # once per pane: remedies read every frame
+            self._remedies = by_break(self.data.frames)
+        found = self._remedies.get((gb.filename, gb.line), [])
+        if not found:
+            return out
+        out.append("Fix\n", style="bold")
+        for remedy in found:
+            out.append("  → ", style="green")
+            if remedy.change is not None:
+                out.append_text(literal(remedy.change.python, "bold"))
+                out.append("  (prove it on this script: inspectc suggest)", style="dim")
+            else:
+                out.append_text(literal(remedy.code or "", "bold"))
+            out.append("\n")
+        out.append("\n")
+        return out
+
+    def _resumes(self, gb: GraphBreak) -> Text:
+        """The resume functions this break made and the bytecode Dynamo generated for them."""
+        out = Text()
+        for frame in created_by(self.data.frames, gb.filename, gb.line)[:2]:
+            out.append("\nResume function ", style="bold")
+            out.append_text(literal(frame.function or "?"))
+            out.append(f"  (frame {frame.compile_id}): runs the rest of the function after the break\n")
+            code = self.data.with_report(functools.partial(bytecode, frame=frame))
+            for title, text in (("Modified bytecode", code.modified), ("Original bytecode", code.original)):
+                out.append(f"  {title}\n", style="bold dim")
+                if text is None:
+                    out.append(f"    {BYTECODE_NOTE}\n", style="dim")
+                    continue
+                lines = text.splitlines()
+                for row in lines[:60]:
+                    out.append_text(literal("    " + row))
+                    out.append("\n")
+                if len(lines) > 60:
+                    out.append(f"    … {len(lines) - 60} more lines\n", style="dim")
         return out
 
     def _stack(self, stack: list[Position]) -> Text:
