@@ -96,4 +96,4 @@ def test_no_timings_and_no_provenance_turn_them_off(captures: Captures) -> None:
     with open_report(run.report) as report:
         (kernel,) = report.kernels
         assert kernel.time is None and kernel.fused_nodes == ()
-        assert report.run.options["timings"] is False and report.run.options["provenance"] is False
+        assert report.run.options.timings is False and report.run.options.provenance is False

@@ -444,7 +444,7 @@ def unwritable_target(kind: str, folder: Path) -> Path:
 @pytest.mark.parametrize(
     "kind,why",
     [
-        ("under-a-file", "is not a directory"),
+        ("under-a-file", "Not a directory"),
         ("a-directory", "is a directory"),
         ("fifo", "is not a regular file"),
     ],

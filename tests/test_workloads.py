@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
+from inspectc.readers import extras as compile_extras
+from inspectc.report.model import CompileBackend, CudaGraphs
 from inspectc.report.open import open_report
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
-from inspectc.trace.payloads import extras as compile_extras
 
 pytestmark = pytest.mark.capture
 
@@ -101,10 +102,12 @@ def test_hf_generate_recompiles_with_guard_reasons(generate: CapturedRun) -> Non
         texts = " ".join(r.guard or "" for f in recompiled for r in f.recompiles)
         assert "size mismatch" in texts  # prompt step vs decode step, then the KV cache grows
         # The recompile on a changed size made that size dynamic (dynamic=None): symbols.
-        dynamic = [f for f in frames if compile_extras.extra(f, "symbolic_shapes")]
+        dynamic = [f for f in frames if f.symbolic_shapes and f.symbolic_shapes.symbols]
         assert dynamic and dynamic[0].recompiles
-        symbols = compile_extras.extra(dynamic[0], "symbolic_shapes")["symbols"]
-        assert symbols and all(s["symbol"] and s["source"] and s["source"].startswith("L[") for s in symbols)
+        shapes = dynamic[0].symbolic_shapes
+        assert shapes is not None
+        symbols = shapes.symbols
+        assert symbols and all(s.symbol and s.source and s.source.startswith("L[") for s in symbols)
         assert len(symbols) == raw_count(generate, "create_symbol")
     assert "Recompiles (" in generate.proc.stderr and "Symbolic shapes" in generate.proc.stderr
 
@@ -128,20 +131,21 @@ def test_dynamic_true_symbols_and_shape_guards(captures: Captures) -> None:
     with open_report(run.report) as report:
         (frame,) = report.frames  # one compile serves three sizes
         assert frame.function == "pad_rows" and not frame.recompiles and frame.kernel_count >= 1
-        shapes = compile_extras.extra(frame, "symbolic_shapes")
-        by_source = {s["source"]: s for s in shapes["symbols"]}
+        shapes = frame.symbolic_shapes
+        assert shapes is not None
+        by_source = {s.source: s for s in shapes.symbols}
         assert {"L['x'].size()[0]", "L['y'].size()[0]"} <= set(by_source)
-        assert len(shapes["symbols"]) == raw_count(run, "create_symbol")
-        assert by_source["L['x'].size()[0]"]["value"] == "8"
-        x0, y0 = by_source["L['x'].size()[0]"]["symbol"], by_source["L['y'].size()[0]"]["symbol"]
+        assert len(shapes.symbols) == raw_count(run, "create_symbol")
+        assert by_source["L['x'].size()[0]"].value == "8"
+        x0, y0 = by_source["L['x'].size()[0]"].symbol, by_source["L['y'].size()[0]"].symbol
         # y[:x.shape[0] // 2] relates the two sizes: a guard on both symbols, at that line.
         line = sample_line("compile_modes.py", "return (x * 2).sum(0) + y[:half]")
-        relating = [g for g in shapes["guards"] if {x0, y0} <= set(g["symbols"])]
-        assert relating and any(g["line"] in (line, line - 1) for g in relating), shapes["guards"]
-        assert len(shapes["guards"]) == raw_count(run, "guard_added_fast")
+        relating = [g for g in shapes.guards if {x0, y0} <= set(g.symbols)]
+        assert relating and any(g.line in (line, line - 1) for g in relating), shapes.guards
+        assert len(shapes.guards) == raw_count(run, "guard_added_fast")
         # The shape-env guards also sit in the guard tree, by source.
         assert any("L['x'].size()[0]" in g.code for g in frame.guards)
-        assert report.run.options["compile_backends"] == [{"name": "inductor", "dynamic": True}]
+        assert report.run.options.compile_backends == (CompileBackend(name="inductor", dynamic=True),)
     assert "Symbolic shapes" in run.proc.stderr and f"{x0}=L['x'].size()[0]" in run.proc.stderr
 
 
@@ -181,9 +185,9 @@ def test_other_backends_keep_breaks_and_guards_without_kernels(captures: Capture
         kinds = {k for f in frames for k in f.graph_kinds}
         assert "dynamo" in kinds and "output_code" not in kinds
         assert ("aot_forward" in kinds) == (backend == "aot_eager")
-        used = [b["name"] for b in report.run.options["compile_backends"]]
+        used = [b.name for b in report.run.options.compile_backends]
         assert used == [backend]
-        assert "inductor" in report.run.options["registered_backends"]
+        assert "inductor" in report.run.options.registered_backends
     assert f"torch.compile: {backend} · registered backends:" in run.proc.stderr
 
 
@@ -191,15 +195,15 @@ def test_max_autotune_cpu_records_choices_and_timings(captures: Captures) -> Non
     # Cold private cache: a warm autotune cache would skip the benchmarks.
     run = ok(mode_run(captures, "max-autotune", cache="autotune"))
     with open_report(run.report) as report:
-        tuned = [e for f in report.frames for e in compile_extras.extra(f, "autotuning") or []]
+        tuned = [e for f in report.frames for e in f.autotuning]
         assert len(tuned) >= 2  # fc1 and fc2
         for entry in tuned:
-            assert entry["op"] and entry["shapes"] and entry["num_choices"] >= 2
-            times = [c["ms"] for c in entry["choices"]]
-            assert len(times) == entry["num_choices"] and times == sorted(times) and times[0] > 0
-            assert entry["best"] == entry["choices"][0]["name"]
-            assert entry["seconds"] > 0
-        options = report.run.options["compile_backends"][0]["options"]
+            assert entry.op and entry.shapes and (entry.num_choices or 0) >= 2
+            times = [c.ms or 0.0 for c in entry.choices]
+            assert len(times) == entry.num_choices and times == sorted(times) and times[0] > 0
+            assert entry.best == entry.choices[0].name
+            assert (entry.seconds or 0) > 0
+        options = report.run.options.compile_backends[0].options
         assert options.get("max_autotune") is True
     assert "Autotuning (" in run.proc.stderr and "choices" in run.proc.stderr
 
@@ -241,10 +245,7 @@ def test_cudagraph_records_from_run_time_events(tmp_path: Path) -> None:
     writer.close()
     with open_report(path) as report:
         frame = report.frame("0/0")
-        assert frame is not None and compile_extras.extra(frame, "cudagraphs") == {
-            "recorded": 1,
-            "record_s": 0.25,
-        }
+        assert frame is not None and frame.cudagraphs == CudaGraphs(recorded=1, record_s=0.25)
         lines = compile_extras.summary_lines(report.frames, str, lambda f, n: f"{f}:{n}")
     assert "CUDA graphs (1 frames recorded, 1 skipped)" in lines
     assert any("skipped: skipping cudagraphs due to mutated inputs" in line for line in lines)
@@ -255,9 +256,9 @@ def test_cudagraph_records_from_run_time_events(tmp_path: Path) -> None:
 def test_gpu_reduce_overhead_cuda_graphs(captures: Captures, cuda: str) -> None:
     run = ok(mode_run(captures, "reduce-overhead", device=cuda))
     with open_report(run.report) as report:
-        recorded = [f for f in report.frames if compile_extras.extra(f, "cudagraphs")]
+        recorded = [f for f in report.frames if f.cudagraphs]
         assert recorded, [(f.compile_id, f.cudagraph_skip_reason) for f in report.frames]
-        assert all(compile_extras.extra(f, "cudagraphs")["recorded"] >= 1 for f in recorded)
+        assert all(f.cudagraphs is not None and f.cudagraphs.recorded >= 1 for f in recorded)
         assert any(k.language == "triton" for k in report.kernels)
     assert "CUDA graphs (" in run.proc.stderr
 
@@ -266,9 +267,9 @@ def test_gpu_reduce_overhead_cuda_graphs(captures: Captures, cuda: str) -> None:
 def test_gpu_max_autotune_triton_templates(captures: Captures, cuda: str) -> None:
     run = ok(mode_run(captures, "max-autotune", device=cuda, cache="autotune-cuda"))
     with open_report(run.report) as report:
-        tuned = [e for f in report.frames for e in compile_extras.extra(f, "autotuning") or []]
-        assert tuned and all(e["num_choices"] >= 2 and e["choices"] for e in tuned)
-        assert any(e.get("num_triton_choices", 0) > 0 for e in tuned)
+        tuned = [e for f in report.frames for e in f.autotuning]
+        assert tuned and all((e.num_choices or 0) >= 2 and e.choices for e in tuned)
+        assert any((e.num_triton_choices or 0) > 0 for e in tuned)
 
 
 @gpu

@@ -199,7 +199,7 @@ def _check_run_output(output: Path, script: str | None) -> None:
             )
     try:
         info = os.lstat(output)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the writer says why; the script still runs
         return
     except OSError as exc:
         raise UsageError(f"inspectc run: cannot write the report {shown(output)}: {why(exc)}") from None
