@@ -43,7 +43,7 @@ def option_rows(options: RunOptions) -> list[tuple[str, str]]:
         if f.name == "config" and isinstance(value, (list, tuple)):
             rows.extend((label, config_text(c)) for c in value)
             if not value:
-                rows.append((label, "all at their defaults (or not recorded)"))
+                rows.append((label, "all at their defaults"))
             continue
         rows.append((label, value_text(value)))
     return rows

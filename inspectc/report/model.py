@@ -317,7 +317,7 @@ class RunOptions:
     sources: tuple[str, ...] = ()  # imported TORCH_TRACE logs
     compile_backends: tuple[CompileBackend, ...] = ()
     registered_backends: tuple[str, ...] = ()
-    config: tuple[ConfigValue, ...] = ()  # --config settings, then every non-default option
+    config: tuple[ConfigValue, ...] | None = None  # --config settings, then every non-default option
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
