@@ -173,8 +173,10 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
     else:
         print("  output: " + ("same as without the change" if base.stdout == trial.stdout else "DIFFERS"))
     better = len(gone) > len(new) or trial.recompiles < base.recompiles
-    verdict = "helps" if better and trial.exit_code == base.exit_code else "does not help"
-    print(f"  verdict: {verdict}; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
+    if better and trial.exit_code == base.exit_code:
+        print(f"  verdict: helps; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
+    else:
+        print("  verdict: does not help here (no break or recompile fewer): leave it out")
     print(f"  compare: inspectc diff {base.report} {trial.report}")
 
 
