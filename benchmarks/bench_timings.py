@@ -5,6 +5,7 @@ the ratio isolates the profiler windows. The script times its own loop (compile 
 the first step runs before the clock starts). Target: timings on <= 1.05x timings off.
 
     python benchmarks/bench_timings.py [--rounds 5] [--steps 200] [--width 256]
+    python benchmarks/bench_timings.py --accuracy [--models block,resnet18]   # CUDA: timing_accuracy.py
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def run(cmd: list[str], env: dict[str, str]) -> float:
 
 
 def main() -> None:
+    if "--accuracy" in sys.argv[1:]:  # in-run vs isolated vs torch.profiler, on CUDA
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from timing_accuracy import main as accuracy
+
+        accuracy([a for a in sys.argv[1:] if a != "--accuracy"])
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=200)

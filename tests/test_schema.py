@@ -19,8 +19,8 @@ from inspectc.report.writer import ReportWriter
 V1 = Path(__file__).parent / "data" / "reports" / "v1-graph_breaks.inspectc"
 
 
-def test_current_version_is_2() -> None:
-    assert SCHEMA_VERSION == 2
+def test_current_version_is_3() -> None:
+    assert SCHEMA_VERSION == 3
 
 
 def test_v1_report_opens_with_typed_ids_and_kernel_ranks() -> None:
@@ -35,7 +35,7 @@ def test_v1_report_opens_with_typed_ids_and_kernel_ranks() -> None:
         assert r.run.options.profile_window == (1, 10)
 
 
-@pytest.mark.parametrize("version", ["0", "-1", "3", "999", "two", ""])
+@pytest.mark.parametrize("version", ["0", "-1", "4", "999", "two", ""])
 def test_other_versions_are_refused_in_one_line(tmp_path: Path, version: str) -> None:
     path = tmp_path / "r.inspectc"
     shutil.copy(V1, path)

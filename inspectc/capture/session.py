@@ -70,6 +70,7 @@ class Capture:
         fresh: bool = False,
         provenance: bool = True,
         timings: bool = True,
+        kernel_harness: bool = False,
         profile_window: tuple[int, int] = (1, 10),
         argv: list[str] | None = None,
         mode: str = "api",
@@ -81,6 +82,7 @@ class Capture:
         self.provenance = provenance
         self.timings = timings
         self.config = dict(config or {})  # "dynamo.X" -> value; "dynamo.X+=" -> name to add
+        self.kernel_harness = kernel_harness
         self.profile_window = profile_window
         self.status_line = status_line
         self.errors: list[str] = []
@@ -99,7 +101,11 @@ class Capture:
             hostname=socket.gethostname(),
             pid=os.getpid(),
             options=RunOptions(
-                fresh=fresh, provenance=provenance, timings=timings, profile_window=tuple(profile_window)
+                fresh=fresh,
+                provenance=provenance,
+                timings=timings,
+                profile_window=tuple(profile_window),
+                kernel_harness=kernel_harness,
             ),
         )
         self._lock = threading.Lock()
@@ -234,6 +240,8 @@ class Capture:
         if self.provenance or self.timings:
             # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
             self._apply("cpp kernel names", torch_api.enable_cpp_kernel_profile())
+        if self.kernel_harness:
+            self._apply("kernel harness", torch_api.enable_benchmark_kernel())
 
     def _apply(self, what: str, restore: Restore | Missing) -> None:
         if isinstance(restore, Missing):

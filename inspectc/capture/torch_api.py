@@ -214,6 +214,29 @@ def non_default_config() -> list[tuple[str, str]] | Missing:
     return out
 
 
+def enable_benchmark_kernel() -> Restore | Missing:
+    """``torch._inductor.config.benchmark_kernel = True`` (``inspectc run --kernel-harness``).
+
+    Inductor then writes each Triton kernel's own ``get_args()``/``call()`` harness into its
+    source and ``kernel_num_gb``/``kernel_flop`` into its ``inductor_meta``: what ``inspectc
+    bench`` times per kernel and the roofline reads. It prints "Compiled module path" on
+    stderr per compile, so it is off by default.
+    """
+    return _set_inductor_config(None, "benchmark_kernel", True)
+
+
+def single_compile_thread() -> Restore | Missing:
+    """``compile_threads = 1``: ``inspectc bench`` compiles a saved module without a worker pool."""
+    return _set_inductor_config(None, "compile_threads", 1)
+
+
+def load_output_code(code: str) -> Any:
+    """Load an output code module as Inductor does (``PyCodeCache.load``): kernels compile here."""
+    from torch._inductor.codecache import PyCodeCache
+
+    return PyCodeCache.load(code)
+
+
 # -- structured trace -----------------------------------------------------------------------
 def interned_strings() -> list[tuple[str, int]] | Missing:
     """``torch._logging.structured.INTERN_TABLE``: strings interned before capture attached.

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from inspectc.readers.roofline import limit_text, roofline
 from inspectc.readers.text import cut_middle
 from inspectc.readers.text import printable as _clean
+from inspectc.report.bench import BenchResults, Isolated
 from inspectc.report.model import Kernel
 from inspectc.report.open import open_report
 
@@ -39,11 +41,32 @@ def _us(value: float | None) -> str:
     return f"{value:.1f}us"
 
 
-def render_kernels(kernels: list[Kernel], *, sort: str = "time") -> str:
-    header = ("kernel", "frame", "kind", "fused ops", "calls", "mean", "total", "share")
+def isolated_text(fig: Isolated | None) -> str:
+    """An isolated median per call with its sample count; "not measured" where absent."""
+    if fig is None:
+        return "not measured"
+    flag = " few" if fig.few else ("" if fig.stable else " unstable")
+    return f"{_us(fig.median_us)} n={fig.n}{flag}"
+
+
+def render_kernels(kernels: list[Kernel], *, sort: str = "time", bench: BenchResults | None = None) -> str:
+    bench = bench if bench is not None else BenchResults()
+    header = (
+        "kernel",
+        "frame",
+        "kind",
+        "fused ops",
+        "calls",
+        "mean",
+        "total",
+        "share",
+        "isolated",
+        "% limit",
+    )
     rows = [header]
     for k in kernel_rows(kernels, sort):
         t = k.time
+        iso = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
         frame = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
         if k.rank is not None:
             frame = f"r{k.rank} {frame}"
@@ -57,10 +80,12 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time") -> str:
                 _us(t.mean_us) if t else "-",
                 _us(t.total_us) if t else "-",
                 f"{t.share * 100:.1f}%" if t and t.share is not None else "-",
+                isolated_text(iso),
+                limit_text(roofline(k, bench)),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    right = {4, 5, 6, 7}
+    right = {4, 5, 6, 7, 8, 9}
     lines = []
     for r in rows:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
@@ -71,7 +96,18 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time") -> str:
         f"{len(kernels)} kernels, {timed} timed"
         + ("" if timed else " (run without --no-timings to measure them)")
     )
+    lines.append(_bench_line(bench))
     return "\n".join(lines)
+
+
+def _bench_line(bench: BenchResults) -> str:
+    """Where the isolated column and the roofline come from."""
+    run = bench.run
+    if run is None:
+        return "isolated: not measured (inspectc bench R re-runs each kernel in isolation)"
+    limit = f", limit {run.bandwidth_gbps:.0f} GB/s ({run.bandwidth_method})" if run.bandwidth_gbps else ""
+    errors = f", {len(run.errors)} modules not measured" if run.errors else ""
+    return f"isolated: inspectc bench on {run.device or 'an unknown device'}{limit}{errors}"
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
@@ -84,7 +120,7 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
                 known = ", ".join(f.compile_id for f in report.frames[:20])
                 raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
-        print(render_kernels(kernels, sort=args.sort))
+        print(render_kernels(kernels, sort=args.sort, bench=report.bench))
     return 0
 
 

@@ -22,7 +22,17 @@ from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
-_RUN_FLAGS = {"--fresh", "--no-provenance", "--no-timings", "--tui", "--quiet", "-q", "-h", "--help"}
+_RUN_FLAGS = {
+    "--fresh",
+    "--no-provenance",
+    "--no-timings",
+    "--kernel-harness",
+    "--tui",
+    "--quiet",
+    "-q",
+    "-h",
+    "--help",
+}
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -36,6 +46,11 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="disable Inductor's caches for a complete capture")
     p.add_argument("--no-provenance", action="store_true", help="do not turn on provenance tracking")
     p.add_argument("--no-timings", action="store_true", help="do not measure kernel run times")
+    p.add_argument(
+        "--kernel-harness",
+        action="store_true",
+        help="Inductor's per-kernel benchmark harness and byte counts (config.benchmark_kernel): for bench and the roofline",
+    )
     p.add_argument(
         "--profile-window",
         default="1:10",
@@ -154,6 +169,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         fresh=opts.fresh,
         provenance=not opts.no_provenance,
         timings=not opts.no_timings,
+        kernel_harness=opts.kernel_harness,
         profile_window=window,
         argv=["inspectc", "run", *argv],
         mode="module" if opts.module else "script",
@@ -331,9 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-source", action="store_true", help="leave out graphs and kernel source")
     p.add_argument("-o", "--output", help="write to a file instead of stdout")
     p.set_defaults(func=cmd_export)
-    from inspectc.cli import backends, graph, imports, kernels, share, suggest, tui
+    from inspectc.cli import backends, bench, graph, imports, kernels, share, suggest, tui
 
-    for module in (kernels, share, imports, graph, tui, backends, suggest):
+    for module in (kernels, bench, share, imports, graph, tui, backends, suggest):
         module.register(sub)
     return parser
 

@@ -314,6 +314,7 @@ class RunOptions:
     provenance: bool | None = None
     timings: bool | None = None
     profile_window: tuple[int, ...] | None = None  # (skip, count) calls per compiled frame
+    kernel_harness: bool | None = None  # config.benchmark_kernel (schema 3)
     sources: tuple[str, ...] = ()  # imported TORCH_TRACE logs
     compile_backends: tuple[CompileBackend, ...] = ()
     registered_backends: tuple[str, ...] = ()

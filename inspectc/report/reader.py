@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
+from inspectc.report import bench as bench_table
 from inspectc.report import migrate
 from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.runrecords import RECORDS_EVENT, RunRecords
@@ -101,6 +102,7 @@ class Report:
         self._frames: list[Frame] | None = None
         self._kernels: list[Kernel] | None = None
         self._run_records: RunRecords | None = None
+        self._bench: bench_table.BenchResults | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
 
     def _recovered_copy(self) -> sqlite3.Connection:
@@ -212,6 +214,14 @@ class Report:
                 parts.append((None if rank == NO_RANK else rank, _load(RunRecords, plain, what)))
             self._run_records = join_records(parts)
         return self._run_records
+
+    @property
+    def bench(self) -> bench_table.BenchResults:
+        """Isolated figures of ``inspectc bench`` (empty when it never ran on this report)."""
+        if self._bench is None:
+            has = bool(self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bench'"))
+            self._bench = bench_table.load(self._query, self.meta, has)
+        return self._bench
 
     def kernel_source(self, kernel: Kernel) -> str:
         rows = self._query("SELECT seq, start, stop FROM kernels WHERE id = ?", (kernel.id,))

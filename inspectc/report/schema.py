@@ -11,6 +11,7 @@ Tables (schema version in ``SCHEMA_VERSION`` below, changelog in ``CHANGELOG``):
   frames(rank, compile_id, ordinal, data)            one JSON ``Frame`` per compiled frame
   graphs(rank, compile_id, kind, seq, start, stop)   a slice of an event payload
   kernels(id, rank, compile_id, name, language, kind, graph_kind, seq, start, stop, data)
+  bench(rank, compile_id, graph_kind, kernel, method, data)   ``inspectc bench`` (bench.py)
 """
 
 from __future__ import annotations
@@ -37,7 +38,13 @@ FORMAT = "inspectc-report"
 #      order); their text is named by graph rows keyed ``export/N`` and ``aoti/N``.
 #      Also 2: ``run.options.config`` lists ConfigValue rows: each ``inspectc run --config``
 #      setting, and every Dynamo/Inductor/torch.compiler option not at its default at the end.
-SCHEMA_VERSION = 2
+#   3: a ``bench`` table and a ``bench`` meta key: isolated re-measurement by ``inspectc bench``
+#      (``bench.py``: n/median/min/p90/CV per kernel and per compiled module, by method, and
+#      the device bandwidth measured once per bench run). ``inspectc bench`` adds the table to
+#      a version-2 report without changing its version (an older inspectc still opens it;
+#      readers look for the table, not the version). Kernel tables are unchanged.
+#      Also 3: ``run.options.kernel_harness`` (``inspectc run --kernel-harness``).
+SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
 SCHEMA_SQL = """

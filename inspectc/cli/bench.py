@@ -1,0 +1,120 @@
+"""``inspectc bench R``: isolated re-measurement of a report's kernels (imports torch when run).
+
+The figures go into the report itself (reports are inspectc's own files) or, with ``-o``,
+into a copy; a bundle or a folder of rank reports needs ``-o``. Nothing else is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import stat
+import sys
+from pathlib import Path
+
+from inspectc.errors import UsageError
+
+
+def _target(args: argparse.Namespace) -> Path | None:
+    """Where the figures go: the ``-o`` path (checked), or None for the report in place."""
+    from inspectc.cli.output import check_output, shown
+    from inspectc.report.writer import replaceable_report
+
+    if args.output:
+        return check_output(args.output, what="report", ours=replaceable_report, inputs=[args.report])
+    try:
+        info = os.lstat(args.report)
+    except OSError:
+        return None  # open_report says why, in one line
+    if not stat.S_ISREG(info.st_mode) or not replaceable_report(args.report):
+        raise UsageError(
+            f"{shown(args.report)} is not a report file inspectc can add figures to in place"
+            " (a bundle, a folder or a link): give -o PATH for a copy with the figures"
+        )
+    return None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from inspectc.cli.kernels import render_kernels
+    from inspectc.report.open import open_report
+
+    target = _target(args)
+    with open_report(args.report) as report:
+        if args.frame and report.frame(args.frame) is None:
+            known = ", ".join(f.compile_id for f in report.frames[:20])
+            raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
+        if args.kernel and not any(k.name == args.kernel for k in report.kernels):
+            raise UsageError(f"no kernel {args.kernel} in {args.report}")
+        from inspectc.capture.bench import bench_report  # imports torch
+        from inspectc.capture.bench_measure import Settings
+
+        settings = Settings(
+            budget_s=args.budget, cv_limit=args.cv, window=args.window, min_rounds=args.min_rounds
+        )
+        say = None if args.quiet else (lambda line: print(f"inspectc: {line}", file=sys.stderr, flush=True))
+        result = bench_report(report, frame=args.frame, kernel=args.kernel, settings=settings, progress=say)
+        source = report.path
+        if target is None:
+            _store(source, result)
+            written = source
+        else:
+            from inspectc.cli.output import replacing
+
+            with replacing(target, what="report") as tmp:
+                _copy(source, tmp)
+                _store(tmp, result)
+            written = target
+    for error in result.run.errors:
+        print(f"inspectc: not measured: {error}", file=sys.stderr)
+    with open_report(written) as report:
+        kernels = [k for k in report.kernels if not args.frame or k.compile_id == args.frame]
+        if args.kernel:
+            kernels = [k for k in kernels if k.name == args.kernel]
+        print(render_kernels(kernels, bench=report.bench))
+    figures = len(result.rows)
+    print(f"{figures} isolated figures written to {written}" + ("" if figures else " (none measured)"))
+    return 0 if figures else 1
+
+
+def _store(path: Path, result: object) -> None:
+    from inspectc.capture.bench import BenchResult
+    from inspectc.report import bench as bench_table
+
+    assert isinstance(result, BenchResult)
+    db = sqlite3.connect(path)
+    try:
+        bench_table.write(db, result.run, result.rows)
+    except sqlite3.Error as exc:
+        raise UsageError(f"cannot write the figures into {path}: {exc}") from None
+    finally:
+        db.close()
+
+
+def _copy(source: Path, tmp: Path) -> None:
+    src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
+    dst = sqlite3.connect(tmp)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="re-run the report's kernels in isolation (runs the report's output code: trusted reports only)",
+    )
+    p.add_argument("report")
+    p.add_argument("--frame", help="only this compiled frame (compile id, e.g. 0/1)")
+    p.add_argument("--kernel", help="only this kernel (its module is still timed as a whole)")
+    p.add_argument(
+        "-o", "--output", help="write a copy of the report with the figures (default: into the report)"
+    )
+    p.add_argument("--budget", type=float, default=10.0, help="seconds per timing loop at most (default 10)")
+    p.add_argument("--cv", type=float, default=0.05, help="stable when the last rounds' CV is under this")
+    p.add_argument("--window", type=int, default=5, help="rounds the CV is taken over (default 5)")
+    p.add_argument("--min-rounds", type=int, default=5, help="rounds at least (default 5)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_bench)
