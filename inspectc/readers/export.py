@@ -8,6 +8,7 @@ from inspectc import __version__
 from inspectc.readers import programs, remedies
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
+from inspectc.readers.roofline import roofline
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
 from inspectc.report.reader import Report
 
@@ -40,6 +41,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
             for g in break_groups(report.frames)
         ],
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
+        "bench": to_plain(report.bench.run),
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
@@ -127,5 +129,14 @@ def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,
+        "isolated": to_plain(report.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)),
+        "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
     }
+
+
+def _roofline(report: Report, k: Kernel) -> dict[str, Any] | None:
+    r = roofline(k, report.bench)
+    if r is None:
+        return None
+    return {**to_plain(r), "fraction": r.fraction}
