@@ -66,6 +66,7 @@ class ReportData:
     ) -> None:
         self._report = report
         self._lock = threading.Lock()
+        self.bench = report.bench  # isolated figures of `inspectc bench` (often none)
         self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
         self.opened_as: Path = opened_as or report.path  # what the user named
         self._index(run, frames, kernels, branches or {})
@@ -102,6 +103,7 @@ class ReportData:
         with self._lock:
             old, self._report = self._report, fresh._report
             self.path = fresh.path
+            self.bench = fresh.bench
             self._index(fresh.run, fresh.frames, fresh.kernels, fresh.branches)
         old.close()
 

@@ -16,6 +16,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspectc.readers.resume import no_graph_reason
+from inspectc.readers.roofline import limit_text, roofline
+from inspectc.report.bench import BenchResults
 from inspectc.report.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.fusion import graph_for_kernel
@@ -28,12 +30,25 @@ def _num(text: str) -> Text:
     return Text(text, justify="right")
 
 
+def _isolated_us(bench: BenchResults, k: Kernel) -> float | None:
+    fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
+    return fig.median_us if fig else None
+
+
+def _fraction(bench: BenchResults, k: Kernel) -> float:
+    r = roofline(k, bench)
+    return r.fraction if r is not None and r.fraction is not None else -1.0
+
+
 class KernelTable(VirtualTable):
-    def fill(self, kernels: list[Kernel]) -> None:
+    def fill(self, kernels: list[Kernel], bench: BenchResults | None = None) -> None:
+        bench = bench if bench is not None else BenchResults()
         self.reset()
         self.set_columns(
             Column("total", _num("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
             Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
+            Column("isolated", _num("Isolated"), sort_key=lambda k: -(_isolated_us(bench, k) or -1.0)),
+            Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(bench, k)),
             Column(
                 "name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20, cut="middle"
             ),
@@ -48,10 +63,18 @@ class KernelTable(VirtualTable):
             cells = [
                 Text(micros(t.total_us if t else None), justify="right", style="bold"),
                 _num(percent(t.share if t else None)),
+                _num(
+                    isolated if (isolated := micros(_isolated_us(bench, kernel))) != "-" else "not measured"
+                ),
+                _num(limit_text(roofline(kernel, bench))),
                 literal(kernel.name, "green"),
                 literal(kernel.language),
                 _num(str(t.calls) if t else "-"),
                 _num(micros(t.mean_us if t else None)),
+                _num(
+                    isolated if (isolated := micros(_isolated_us(bench, kernel))) != "-" else "not measured"
+                ),
+                _num(limit_text(roofline(kernel, bench))),
                 _num(str(len(kernel.fused_nodes))),
                 _num(f"{kernel.source_size / 1024:.1f}K"),
             ]
@@ -107,7 +130,7 @@ class KernelsPane(FramePane):
                 why.append(" " + no_graph_reason(self.frame, where), style="dim italic")
             self.query_one("#kernel-info", Static).update(why)
             return
-        self.query_one(KernelTable).fill(self.kernels)
+        self.query_one(KernelTable).fill(self.kernels, self.data.bench)
 
     def main_widget(self) -> Widget | None:
         return self.query_one(KernelTable) if self.kernels else None
@@ -142,8 +165,37 @@ class KernelsPane(FramePane):
                 f" total over {t.calls} calls · mean {micros(t.mean_us)} · "
                 f"min {micros(t.min_us)} · max {micros(t.max_us)} · {percent(t.share)} of the frame"
             )
+        out.append_text(self._isolated(kernel))
         if not kernel.fused_nodes and not kernel.origins:
             out.append("\nno provenance recorded (fused nodes, origins)", style="dim")
+        return out
+
+    def _isolated(self, kernel: Kernel) -> Text:
+        """The isolated figures of `inspectc bench` and the roofline, one line each."""
+        bench = self.data.bench
+        out = Text()
+        found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
+        if not found:
+            out.append("\nisolated: not measured (inspectc bench)", style="dim")
+        for fig in found.values():
+            out.append(f"\nisolated ({fig.method}): ", style="dim")
+            out.append(f"median {micros(fig.median_us)}", style="bold")
+            out.append(
+                f" per {fig.per} · n={fig.n} · min {micros(fig.min_us)} · p90 {micros(fig.p90_us)}"
+                f" · CV {fig.cv * 100:.0f}%"
+                + ("" if fig.stable else " · unstable")
+                + (" · few samples" if fig.few else "")
+            )
+        r = roofline(kernel, bench)
+        if r is not None:
+            out.append("\nroofline: ", style="dim")
+            if r.gbps is not None and r.limit_gbps:
+                out.append(f"{limit_text(r)} of {r.limit_gbps:.0f} GB/s", style="bold")
+                out.append(
+                    f" · {r.gb * 1e3 if r.gb else 0:.2f} MB per launch at {r.gbps:.0f} GB/s ({r.basis})"
+                )
+            else:
+                out.append(r.status, style="dim")
         return out
 
     def _links(self, kernel: Kernel) -> list[Option]:
