@@ -40,6 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"collapse bigger graphs by module path, then by kernel (default {DEFAULT_MAX_NODES}; 0: no limit)",
     )
     p.add_argument("--collapse", type=int, metavar="DEPTH", help="one box per module path of DEPTH parts")
+    p.add_argument(
+        "--color",
+        choices=("share", "roofline"),
+        default="share",
+        help="colour kernels by share of frame time, or by %% of the measured bandwidth (after inspectc bench)",
+    )
     p.add_argument("--module", metavar="PATH", help="only the nodes of one module, e.g. layers.3.attn")
     p.set_defaults(func=cmd_graph)
 
@@ -73,6 +79,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
                 module=args.module,
                 collapse=args.collapse,
                 backward=args.backward,
+                color_by=args.color,
             )
     if not to_file:
         sys.stdout.write(printable(text, keep="\n\t"))  # DOT on a terminal: no escapes, no bidi

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.readers.roofline import limit_text, roofline
+from inspectc.readers.roofline import OVER_LIMIT, limit_text, roofline
 from inspectc.readers.text import cut_middle
 from inspectc.readers.text import printable as _clean
 from inspectc.report.bench import BenchResults, Isolated
@@ -97,6 +97,8 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time", bench: BenchRes
         + ("" if timed else " (run without --no-timings to measure them)")
     )
     lines.append(_bench_line(bench))
+    if any(limit_text(roofline(k, bench)).endswith("*") for k in kernels):
+        lines.append(OVER_LIMIT)
     return "\n".join(lines)
 
 

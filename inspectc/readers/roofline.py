@@ -86,9 +86,29 @@ def roofline(kernel: Kernel, bench: BenchResults) -> Roofline | None:
     )
 
 
+OVER_LIMIT = (
+    "*: over 100%: Inductor's byte estimate is more than the kernel moves from memory (reuse, caching)"
+)
+
+
 def limit_text(r: Roofline | None) -> str:
-    """``"83%"`` of the measured bandwidth, or why not; ``"-"`` for kernels that are not Triton."""
+    """``"83%"`` of the measured bandwidth, or why not; ``"-"`` for kernels that are not Triton.
+
+    Over 100% gets a ``*`` (:data:`OVER_LIMIT`): the bytes are Inductor's estimate, not a count.
+    """
     if r is None:
         return "-"
     fraction = r.fraction
-    return f"{fraction * 100:.0f}%" if fraction is not None else r.status
+    if fraction is None:
+        return r.status
+    return f"{fraction * 100:.0f}%" + ("*" if fraction > 1.0 else "")
+
+
+def bench_cells(kernels: list[Kernel], bench: BenchResults) -> dict[int, tuple[str, str]]:
+    """Kernel id -> (isolated median per call with n, % of limit) for tables of the share."""
+    cells = {}
+    for k in kernels:
+        fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
+        iso = f"{fig.median_us:,.1f} (n={fig.n})" if fig else NOT_MEASURED
+        cells[k.id] = (iso, limit_text(roofline(k, bench)))
+    return cells

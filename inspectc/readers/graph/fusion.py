@@ -25,8 +25,10 @@ from inspectc.readers.graph.style import (
     OUTPUT_FILL,
     UNTIMED,
     font_on,
+    fraction_fill,
     html,
     ident,
+    isolated_text,
     label,
     legend_table,
     plain,
@@ -36,7 +38,9 @@ from inspectc.readers.graph.style import (
     small,
     time_text,
 )
+from inspectc.readers.roofline import roofline
 from inspectc.report import fxgraph as fxtext
+from inspectc.report.bench import BenchResults
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
@@ -52,8 +56,12 @@ def fusion_dot(
     module: str | None = None,
     collapse: int | None = None,
     backward: bool = False,
+    color_by: str = "share",
 ) -> str:
     """DOT text of frame *compile_id*'s post-grad graph with its kernels as clusters.
+
+    Clusters are coloured by the kernel's share of the frame's time, or with
+    ``color_by="roofline"`` by its achieved fraction of the device bandwidth (``inspectc bench``).
 
     *backward* draws the backward graph (``post_grad_backward``) and its kernels.
     *module* keeps the nodes of one module path (``layers.3.attn``) and their neighbours;
@@ -74,7 +82,7 @@ def fusion_dot(
     kernels = [k for k in report.frame_kernels(frame.compile_id, frame.rank) if k.graph_kind == code_kind]
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
-    return _FusionWriter(frame, fusion, plan, backward).write()
+    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by).write()
 
 
 def fx_id(name: str, kernel: Kernel | None = None) -> str:
@@ -83,8 +91,11 @@ def fx_id(name: str, kernel: Kernel | None = None) -> str:
 
 
 class _FusionWriter:
-    def __init__(self, frame: Frame, fusion: Fusion, plan: Plan, backward: bool) -> None:
+    def __init__(
+        self, frame: Frame, fusion: Fusion, plan: Plan, backward: bool, bench: BenchResults, color_by: str
+    ) -> None:
         self.frame, self.fusion, self.plan, self.backward = frame, fusion, plan, backward
+        self.bench, self.color_by = bench, color_by
         self.drawn: set[str] = set()
         big = len(plan.names) > BIG_GRAPH
         self.dot = graphviz.Digraph(
@@ -154,9 +165,13 @@ class _FusionWriter:
             missing = self.fusion.missing.get(kernel.id, []) if whole else []
             if not members and not missing:
                 continue
-            fill = share_fill(kernel.time.share if kernel.time else None)
+            fill = self._fill(kernel)
             title = f"<B>{html(kernel.name, 80)}</B><BR/>" + small(
-                html(f"{kernel.language} {kernel.kind} · {time_text(kernel)}"), 9, font_on(fill)
+                html(f"{kernel.language} {kernel.kind} · {time_text(kernel)}")
+                + "<BR/>"
+                + html(isolated_text(kernel, self.bench)),
+                9,
+                font_on(fill),
             )
             attrs = {
                 "label": label(title),
@@ -167,6 +182,7 @@ class _FusionWriter:
                 "fontname": FONT,
                 "tooltip": plain(
                     f"{kernel.name}\n{len(kernel.fused_nodes)} fused nodes\n{time_text(kernel)}"
+                    f"\n{isolated_text(kernel, self.bench)}"
                 ),
             }
             with self.dot.subgraph(name=f"cluster_k{kernel.id}", graph_attr=attrs) as cluster:
@@ -184,6 +200,12 @@ class _FusionWriter:
                         fillcolor="white",
                     )
         return drawn
+
+    def _fill(self, kernel: Kernel) -> str:
+        if self.color_by == "roofline":
+            r = roofline(kernel, self.bench)
+            return fraction_fill(r.fraction if r is not None else None)
+        return share_fill(kernel.time.share if kernel.time else None)
 
     def _node(self, into: graphviz.Digraph, name: str, copy_of: Kernel | None = None) -> None:
         node = self.fusion.graph.node(name)
@@ -204,7 +226,13 @@ class _FusionWriter:
             markup += "<BR/>" + small("recomputed here")
             attrs.update(style="rounded,filled,dashed")
         elif kernel is not None and kernel.language == "extern":
-            markup += "<BR/>" + small(html(f"extern {kernel.name}", 50) + " · " + html(time_text(kernel)))
+            markup += "<BR/>" + small(
+                html(f"extern {kernel.name}", 50)
+                + " · "
+                + html(time_text(kernel))
+                + "<BR/>"
+                + html(isolated_text(kernel, self.bench))
+            )
             attrs.update(shape="box3d", fillcolor=EXTERN_FILL, style="filled")
         elif kernel is None:
             attrs.update(style="rounded,dashed", color="#999999", fontcolor="#555555")
@@ -235,11 +263,13 @@ class _FusionWriter:
         fill = share_fill(share if timed else None)
         graph = self.fusion.graph
         ops = sum(1 for n in members if (node := graph.node(n)) and node.op != fxtext.PLACEHOLDER)
-        time = f"{share:.0%} of frame kernel time" if timed else "not timed"
+        time = html(f"{share:.0%} of frame kernel time" if timed else "not timed")
+        if self.color_by == "roofline":
+            fill, extra = self._group_roofline([k for k in self.fusion.kernels if k.id in kernels])
+            time += f"<BR/>{extra}"
         name = self.plan.group_label.get(group, group)
         markup = (
-            f"<B>{html(name, 60)}</B><BR/>"
-            f"{plural(ops, 'op')} · {plural(len(kernels), 'kernel')}<BR/>{html(time)}"
+            f"<B>{html(name, 60)}</B><BR/>{plural(ops, 'op')} · {plural(len(kernels), 'kernel')}<BR/>{time}"
         )
         self.dot.node(
             group,
@@ -251,6 +281,16 @@ class _FusionWriter:
             tooltip=plain(f"{name}: {len(members)} nodes"),
         )
         self.drawn.add(group)
+
+    def _group_roofline(self, kernels: list[Kernel]) -> tuple[str, str]:
+        """Fill and text for a folded box: the mean fraction of its kernels that have one."""
+        found = [
+            f for k in kernels if (r := roofline(k, self.bench)) is not None and (f := r.fraction) is not None
+        ]
+        if not found:
+            return fraction_fill(None), "% of limit: not measured"
+        mean = sum(found) / len(found)
+        return fraction_fill(mean), html(f"{mean:.0%} of limit (mean of {plural(len(found), 'kernel')})")
 
     def _instances(self, name: str) -> list[tuple[str, int | None]]:
         """DOT ids drawing *name* with the kernel each sits in (copies for recomputed nodes)."""
@@ -301,4 +341,6 @@ class _FusionWriter:
                 self.dot.edge(instances[0][0], "output", style="dashed", color="#999999")
 
     def _legend(self) -> None:
-        self.dot.node("legend", label=label(legend_table()), shape="plaintext", style="", fontsize="9")
+        self.dot.node(
+            "legend", label=label(legend_table(self.color_by)), shape="plaintext", style="", fontsize="9"
+        )

@@ -17,6 +17,8 @@ from urllib.parse import quote as percent
 
 import graphviz
 
+from inspectc.readers.roofline import limit_text, roofline
+from inspectc.report.bench import BenchResults
 from inspectc.report.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -107,6 +109,14 @@ def time_text(kernel: Kernel) -> str:
     return f"{t.mean_us:.1f} µs × {t.calls}{share}"
 
 
+def isolated_text(kernel: Kernel, bench: BenchResults) -> str:
+    """The isolated median per call of ``inspectc bench``, and the roofline where there is one."""
+    fig = bench.primary(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
+    text = f"isolated {fig.median_us:.1f} µs (n={fig.n})" if fig else "isolated: not measured"
+    r = roofline(kernel, bench)
+    return text + (f" · {limit_text(r)} of limit" if r is not None else "")
+
+
 def short_path(path: str | None) -> str:
     """The last two parts of *path*: enough to recognise a file."""
     if not path:
@@ -161,18 +171,37 @@ def share_fill(share: float | None) -> str:
     return SHARE_BANDS[-1][1]
 
 
+# Fraction of the device's measured bandwidth (roofline) -> fill, the same palette.
+ROOF_BANDS: tuple[tuple[float, str, str], ...] = (
+    (0.10, SHARE_BANDS[0][1], "< 10% of limit"),
+    (0.30, SHARE_BANDS[1][1], "10 to 30%"),
+    (0.50, SHARE_BANDS[2][1], "30 to 50%"),
+    (0.75, SHARE_BANDS[3][1], "50 to 75%"),
+    (float("inf"), SHARE_BANDS[4][1], "75% or more"),
+)
+COLOR_BY = ("share", "roofline")
+
+
+def fraction_fill(fraction: float | None) -> str:
+    if fraction is None:
+        return UNTIMED
+    return next(colour for limit, colour, _ in ROOF_BANDS if fraction < limit)
+
+
 def font_on(fill: str) -> str:
     """Text colour readable on *fill*: white on the two darkest bands."""
     return "white" if fill in (SHARE_BANDS[-1][1], SHARE_BANDS[-2][1]) else "black"
 
 
-def legend_table() -> str:
+def legend_table(color_by: str = "share") -> str:
     """The fusion view's key: what each fill and shape means, as an HTML-like table."""
-    rows = ['<TR><TD COLSPAN="2"><B>kernel share of frame time</B></TD></TR>']
-    for _, colour, text in SHARE_BANDS:
+    roof = color_by == "roofline"
+    title = "achieved bandwidth, % of the measured limit" if roof else "kernel share of frame time"
+    rows = [f'<TR><TD COLSPAN="2"><B>{title}</B></TD></TR>']
+    for _, colour, text in ROOF_BANDS if roof else SHARE_BANDS:
         rows.append(f'<TR><TD BGCOLOR="{colour}" WIDTH="18"> </TD><TD ALIGN="LEFT">{html(text)}</TD></TR>')
     for colour, text in (
-        (UNTIMED, "not timed"),
+        (UNTIMED, "not recorded or not measured" if roof else "not timed"),
         (INPUT_FILL, "graph input"),
         (OUTPUT_FILL, "graph output"),
         (EXTERN_FILL, "extern kernel (library call)"),

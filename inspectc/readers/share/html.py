@@ -207,11 +207,20 @@ def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:
                 fmt_us(k.time.total_us),
                 fmt_us(k.time.mean_us),
                 share,
+                *(esc(cell) for cell in info.bench.get(k.id, ("not measured", "-"))),
             ]
         )
-    out.append(
-        _table(["kernel", "frame", "calls", "total µs", "mean µs", "share of frame"], rows, {2, 3, 4, 5})
-    )
+    header = [
+        "kernel",
+        "frame",
+        "calls",
+        "total µs",
+        "mean µs",
+        "share of frame",
+        "isolated µs",
+        "% of limit",
+    ]
+    out.append(_table(header, rows, {2, 3, 4, 5, 6, 7}))
     out.append(f"<p>Top {len(info.top_kernels)} of {info.kernels_total} kernels by measured time.</p>\n")
     for k in info.top_kernels:
         source = sources.get(k.id)

@@ -21,6 +21,7 @@ from typing import Any
 
 from inspectc import __version__
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
+from inspectc.readers.roofline import bench_cells
 from inspectc.readers.text import no_mentions, one_line, printable, short_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
@@ -59,6 +60,7 @@ class ShareInfo:
     base: str | None
     repros: list[str] = field(default_factory=list)
     bundle_name: str | None = None
+    bench: dict[int, tuple[str, str]] = field(default_factory=dict)  # kernel id -> isolated, % limit
 
 
 def clean(text: str | None) -> str:
@@ -140,6 +142,7 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         groups=break_groups(frames),
         recompiled=[f for f in frames if f.recompiles],
         top_kernels=timed[:TOP_KERNELS],
+        bench=bench_cells(timed[:TOP_KERNELS], report.bench),
         kernels_total=len(report.kernels),
         frames=frames,
         capture_errors=list(run.capture_errors) or _meta_list(report, "capture_errors"),
@@ -282,15 +285,17 @@ def _kernel_table(info: ShareInfo) -> str:
             return "No kernels were generated (or none recorded).\n"
         return f"{info.kernels_total} kernels; no kernel times recorded (captured with `--no-timings`?).\n"
     rows = [
-        "| kernel | frame | calls | total µs | mean µs | share of frame |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| kernel | frame | calls | total µs | mean µs | share of frame | isolated µs | % of limit |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for k in info.top_kernels:
         assert k.time is not None
         share = f"{k.time.share:.0%}" if k.time.share is not None else "-"
         rows.append(
             f"| {md_text(k.name, 80)} | {md_text(k.compile_id, 20)} | {k.time.calls} | "
-            f"{fmt_us(k.time.total_us)} | {fmt_us(k.time.mean_us)} | {share} |"
+            f"{fmt_us(k.time.total_us)} | {fmt_us(k.time.mean_us)} | {share} | "
+            + " | ".join(info.bench.get(k.id, ("not measured", "-")))
+            + " |"
         )
     tail = f"\nTop {len(info.top_kernels)} of {info.kernels_total} kernels by measured time.\n"
     return "\n".join(rows) + "\n" + tail
