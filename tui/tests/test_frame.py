@@ -142,3 +142,22 @@ async def test_empty_frame_every_tab_says_so(fusion_report: Path) -> None:
         assert "No graphs recorded" in text_of(app, "#graph-caption")
         assert "No kernels were generated" in text_of(app, "#kernel-info")
         assert "no events recorded" in text_of(app, "#event-caption")
+
+
+@sync
+async def test_kernels_show_isolated_figures_and_roofline_of_a_benched_report() -> None:
+    report = Path(__file__).parents[2] / "tests" / "data" / "bench" / "resnet18-h200.inspectc"
+    app = RecordingApp(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0", tab="kernels", kernel_id=None)
+        table = screen.query_one(KernelTable)
+        rows = [(table.object_for(key), [c.plain for c in table.cells_for(key)]) for key in table.row_keys()]
+        triton = [cells for kernel, cells in rows if kernel.language == "triton"]
+        assert triton and all(cells[3].rstrip("*").endswith("%") for cells in triton)  # % limit
+        assert all(cells[2].endswith("µs") or cells[2].endswith("ms") for _, cells in rows)  # isolated
+        kernel = next(k for k, _ in rows if k.language == "triton")
+        await screen.show_kernel(kernel.id)
+        await settle(pilot)
+        info = text_of(app, "#kernel-info")
+        assert "isolated (kernel_harness): median" in info and "roofline: " in info and "GB/s" in info
