@@ -198,24 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     for model in opts.models.split(","):
         report, prof = work / f"{model}.inspectc", work / f"{model}.profile.json"
         py = sys.executable
-        sh(
-            [
-                py,
-                "-m",
-                "inspectc",
-                "run",
-                "-q",
-                "--kernel-harness",
-                "-o",
-                str(report),
-                str(HERE),
-                "workload",
-                model,
-            ],
-            env,
-            log,
-        )
-        sh([py, str(HERE), "profile", model, str(prof)], env, log)
+        run = [py, "-m", "inspectc", "run", "-q", "--kernel-harness", "-o", str(report)]
+        sh([*run, str(HERE), "workload", model, str(prof)], env, log)
         took = sh([py, "-m", "inspectc", "bench", str(report), "--budget", opts.budget], env, log)
         out += compare(model, report, prof)
         out.append(f"{model}: inspectc bench took {took:.1f} s (budget {opts.budget} s per loop)")
