@@ -88,3 +88,29 @@ def test_without_metadata_or_bench_it_says_why() -> None:
         figures={(None, "0/0", "output_code", "k"): {"kernel_harness": fig}},
     )
     assert limit_text(roofline(with_gb, bench)) == "50%"  # 0.5 GB in 10 µs = 50 TB/s of 100
+
+
+def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices() -> None:
+    from inspectc.report import bench as table
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    fig = summarize([1.0, 2.0, 3.0], "module_profiler")
+    assert fig is not None
+
+    def keys() -> set[tuple[str, str]]:
+        return {(c, k) for c, k in db.execute("SELECT compile_id, kernel FROM bench")}
+
+    table.write(
+        db,
+        BenchRun(started=1, device="H200", bandwidth_gbps=4000.0),
+        [((None, "0/0", "output_code", "a"), fig)],
+    )
+    table.write(db, BenchRun(started=2, device="H200"), [((None, "0/1", "output_code", "b"), fig)])
+    assert keys() == {("0/0", "a"), ("0/1", "b")}
+    stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()[0])
+    assert stored["bandwidth_gbps"] == 4000.0 and stored["started"] == 2
+    table.write(db, BenchRun(started=3, device="H200"), [((None, "0/1", "output_code", "c"), fig)])
+    assert keys() == {("0/0", "a"), ("0/1", "c")}  # the re-measured module's old figures went
+    table.write(db, BenchRun(started=4, device="cpu"), [((None, "0/1", "output_code", "d"), fig)])
+    assert keys() == {("0/1", "d")}

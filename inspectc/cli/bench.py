@@ -32,11 +32,19 @@ def _target(args: argparse.Namespace) -> Path | None:
             f"{shown(args.report)} is not a report file inspectc can add figures to in place"
             " (a bundle, a folder or a link): give -o PATH for a copy with the figures"
         )
+    folder = os.path.dirname(os.path.abspath(args.report))
+    # A read-only file stays unwritten even for root (os.access says yes to root); SQLite
+    # also needs the folder for its journal.
+    if not info.st_mode & 0o222 or not os.access(folder, os.W_OK):
+        raise UsageError(
+            f"cannot write the figures into {shown(args.report)} (read-only): give -o PATH for a copy"
+        )
     return None
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from inspectc.cli.kernels import render_kernels
+    from inspectc.cli.output import shown
     from inspectc.report.open import open_report
 
     target = _target(args)
@@ -55,6 +63,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         say = None if args.quiet else (lambda line: print(f"inspectc: {line}", file=sys.stderr, flush=True))
         result = bench_report(report, frame=args.frame, kernel=args.kernel, settings=settings, progress=say)
         source = report.path
+        if not result.rows:  # nothing measured: the report stays as it was
+            for error in result.run.errors or ("no kernels to measure",):
+                print(f"inspectc: not measured: {error}", file=sys.stderr)
+            print(f"inspectc: no isolated figures measured; {shown(source)} unchanged", file=sys.stderr)
+            return 1
         if target is None:
             _store(source, result)
             written = source
@@ -72,9 +85,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.kernel:
             kernels = [k for k in kernels if k.name == args.kernel]
         print(render_kernels(kernels, bench=report.bench))
-    figures = len(result.rows)
-    print(f"{figures} isolated figures written to {written}" + ("" if figures else " (none measured)"))
-    return 0 if figures else 1
+    print(f"{len(result.rows)} isolated figures written to {written}")
+    return 0
 
 
 def _store(path: Path, result: object) -> None:

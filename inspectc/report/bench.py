@@ -25,7 +25,7 @@ import math
 import sqlite3
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.report.model import from_plain, to_plain
@@ -131,10 +131,26 @@ def cv_of(values: Sequence[float]) -> float:
 # ------------------------------------------------------------------------------ storage
 
 
-def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]]) -> None:
-    """Store one bench run (its figures replace earlier ones of the same key and method)."""
+def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]]) -> BenchRun:
+    """Store one bench run; return the run as stored.
+
+    Figures of the modules it measured replace their earlier ones; figures of other modules
+    stay when they were taken on the same device, and are dropped otherwise (figures of two
+    devices never mix in one report). A CPU-only run on the device of an earlier CUDA run
+    keeps that run's measured bandwidth.
+    """
     with db:
         db.executescript(BENCH_SQL)
+        old = _old_run(db)
+        if old is not None and old.device != run.device:
+            db.execute("DELETE FROM bench")
+        elif old is not None and run.bandwidth_gbps is None:
+            run = replace(run, bandwidth_gbps=old.bandwidth_gbps, bandwidth_method=old.bandwidth_method)
+        for rank, cid, kind in {(r, c, k) for (r, c, k, _), _ in rows}:
+            db.execute(
+                "DELETE FROM bench WHERE rank = ? AND compile_id = ? AND graph_kind = ?",
+                (db_rank(rank), cid, kind),
+            )
         db.executemany(
             "INSERT OR REPLACE INTO bench(rank, compile_id, graph_kind, kernel, method, data)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -146,6 +162,15 @@ def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]
         db.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('bench', ?)", (json.dumps(to_plain(run)),)
         )
+    return run
+
+
+def _old_run(db: sqlite3.Connection) -> BenchRun | None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()
+    try:
+        return from_plain(BenchRun, json.loads(row[0])) if row else None
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 Query = Callable[[str], list[tuple[Any, ...]]]
