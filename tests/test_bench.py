@@ -121,3 +121,13 @@ def test_summarize_takes_median_min_p90_and_cv() -> None:
     assert (fig.n, fig.median_us, fig.min_us, fig.p90_us) == (5, 3.0, 1.0, 10.0)
     assert fig.cv == pytest.approx(10**0.5 / 4) and not fig.few  # population SD over the mean
     assert summarize([], "x") is None and summarize([1.0], "x").few  # type: ignore[union-attr]
+
+
+def test_a_module_that_cannot_run_here_is_named_and_the_report_unchanged(tmp_path: Path) -> None:
+    copy = tmp_path / "h200.inspectc"  # Triton kernels of an H200 run: no CUDA or Triton here
+    shutil.copyfile(Path(__file__).parent / "data" / "bench" / "resnet18-h200.inspectc", copy)
+    before = hashlib.sha256(copy.read_bytes()).hexdigest()
+    proc = run_cli("bench", str(copy), *FAST, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "not measured: 0/0 output_code:" in proc.stderr and "unchanged" in proc.stderr
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == before
