@@ -95,11 +95,24 @@ def test_output_copy_leaves_the_input_untouched(mlp: CapturedRun, tmp_path: Path
     before = hashlib.sha256(mlp.report.read_bytes()).hexdigest()
     out = tmp_path / "copy.inspectc"
     proc = run_cli(
-        "bench", str(mlp.report), "--frame", "0/0", "-q", "-o", str(out), *FAST, env=_env(), timeout=300
+        "bench",
+        str(mlp.report),
+        "--kernel",
+        "extern_kernels.addmm:1",
+        "-q",
+        "-o",
+        str(out),
+        *FAST,
+        env=_env(),
     )
     assert proc.returncode == 0, proc.stderr
     assert hashlib.sha256(mlp.report.read_bytes()).hexdigest() == before
-    assert _rows(out) and not open_report(mlp.report).bench
+    rows = _rows(out)  # --kernel: that kernel and its module (the forward) only
+    assert {(kernel, method) for _, _, _, kernel, method in rows} == {
+        ("extern_kernels.addmm:1", "module_profiler"),
+        (MODULE, "benchmark_compiled_module"),
+    }
+    assert not open_report(mlp.report).bench
 
 
 def test_refuses_to_overwrite_or_to_write_into_what_is_not_a_report(mlp: CapturedRun, tmp_path: Path) -> None:
