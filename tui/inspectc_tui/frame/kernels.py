@@ -194,6 +194,8 @@ class KernelsPane(FramePane):
                 out.append(
                     f" · {r.gb * 1e3 if r.gb else 0:.2f} MB per launch at {r.gbps:.0f} GB/s ({r.basis})"
                 )
+                if r.flop and r.tflops is not None:
+                    out.append(f" · {r.flop / 1e9:.2f} GFLOP at {r.tflops:.1f} TFLOP/s")
             else:
                 out.append(r.status, style="dim")
         return out
