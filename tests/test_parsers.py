@@ -480,30 +480,41 @@ def test_reasons_without_a_gb_block(parsed: dict) -> None:
     assert lowering.reason.startswith("LoweringException: NoValidChoicesError:") and lowering.gb_type is None
 
 
+def _failed(payload: str) -> tuple:
+    found = parse_recompile_reasons(payload)
+    assert found is not None  # one record is one recompile
+    assert (found.text, found.earlier_compile_id, found.guard) == (
+        found.failed[0].text,
+        found.failed[0].earlier_compile_id,
+        found.failed[0].guard,
+    )
+    return found.failed
+
+
 def test_recompile_reasons() -> None:
-    (bare,) = parse_recompile_reasons(read("reasons/2.13.0-cpu-recompiles-0_1.txt"))  # not JSON
+    (bare,) = _failed(read("reasons/2.13.0-cpu-recompiles-0_1.txt"))  # not JSON
     assert bare.earlier_compile_id == "0/0"
     assert bare.guard == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
-    newest, middle, oldest = parse_recompile_reasons(read("reasons/2.13.0-cpu-recompiles-0_3.txt"))
+    newest, middle, oldest = _failed(read("reasons/2.13.0-cpu-recompiles-0_3.txt"))
     assert [r.earlier_compile_id for r in (newest, middle, oldest)] == ["0/2", "0/1", "0/0"]
     assert middle.guard == "n == 2" and "User stack trace:" in middle.text
     assert oldest.guard == "tensor 'x' dtype mismatch. expected Float, actual Double"
-    assert len(parse_recompile_reasons(read("reasons/2.11.0-cpu-recompiles-0_3.txt"))) == 3
-    (frozen,) = parse_recompile_reasons(read("reasons/2.13.0-cpu-frozen-0_1.txt"))
+    assert len(_failed(read("reasons/2.11.0-cpu-recompiles-0_3.txt"))) == 3
+    (frozen,) = _failed(read("reasons/2.13.0-cpu-frozen-0_1.txt"))
     assert frozen.guard == "tensor 'args[0]' rank mismatch. expected 2, actual 4"
 
 
 def test_recompile_reasons_older_torch(parsed: dict) -> None:
     records, _ = parsed["multi_rank_logs/dedicated_log_torch_trace_rank_1.log"]
     for cid, payload in payloads(records, "artifact:recompile_reasons"):
-        reasons = parse_recompile_reasons(payload)
+        reasons = _failed(payload)
         frame, number = (cid or "").split("/")
         assert [r.earlier_compile_id for r in reasons] == [
             f"{frame}/{n}" for n in reversed(range(int(number)))
         ]
         assert all("size mismatch" in (r.guard or "") for r in reasons)
-    assert parse_recompile_reasons("tensor 'x' size mismatch at index 0")[0].earlier_compile_id is None
-    assert parse_recompile_reasons("") == [] and parse_recompile_reasons("[]") == []
+    assert _failed("tensor 'x' size mismatch at index 0")[0].earlier_compile_id is None
+    assert parse_recompile_reasons("") is None and parse_recompile_reasons("[]") is None
 
 
 # --------------------------------------------------------------------------------- fuzz

@@ -70,7 +70,7 @@ def totals(frames: list[Frame]) -> Totals:
         frames=len(frames),
         graph_breaks=sum(len(f.graph_breaks) for f in frames),
         unique_breaks=len(break_groups(frames)),
-        recompiles=sum(1 for f in frames if f.recompiles),
+        recompiles=sum(len(f.recompiles) for f in frames),
         failed=sum(1 for f in frames if f.status == STATUS_FAILED),
         kernels=sum(f.kernel_count for f in frames),
         compile_time_s=sum(f.metrics.entire_frame_s or 0.0 for f in frames),

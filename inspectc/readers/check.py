@@ -61,7 +61,7 @@ def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResu
     for rank, own in by_rank.items():
         counts = {
             "graph_breaks": sum(len(f.graph_breaks) for f in own),
-            "recompiles": sum(1 for f in own if f.recompiles),
+            "recompiles": sum(len(f.recompiles) for f in own),
             "frames": len(own),
             "failed": sum(1 for f in own if f.status == STATUS_FAILED),
         }

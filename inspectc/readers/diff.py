@@ -221,7 +221,7 @@ def _side_summary(label: str, report: Report) -> RunSide:
         torch_version=report.run.torch_version,
         frames=len(frames),
         graph_breaks=sum(len(f.graph_breaks) for f in frames),
-        recompiles=sum(1 for f in frames if f.recompiles),
+        recompiles=sum(len(f.recompiles) for f in frames),
         kernels=sum(f.kernel_count for f in frames),
     )
 

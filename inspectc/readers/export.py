@@ -45,6 +45,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
+        "records": report.account.plain(),  # every trace record: used, or kept raw (by name)
     }
 
 

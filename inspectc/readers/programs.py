@@ -185,7 +185,7 @@ def _link_lines(records: RunRecords, clean: Clean) -> list[str]:
         shown = ", ".join(f"{n} ×{c}" for n, c in names.most_common(8)) + (", …" if len(names) > 8 else "")
         lines += [
             "",
-            f"Other artifacts ({sum(names.values())}, kept raw; inspectc export --json: artifacts): {clean(shown)}",
+            f"Other artifacts ({sum(names.values())}, catalogued; inspectc export --json: artifacts): {clean(shown)}",
         ]
     return lines
 

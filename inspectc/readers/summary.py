@@ -17,6 +17,7 @@ from inspectc.report.reader import Report
 
 MAX_FRAMES = 40
 MAX_BREAKS = 20
+MAX_FAILED = 8
 
 
 def short_path(path: str | None, base: str | None = None) -> str:
@@ -108,7 +109,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     recompiled = [f for f in frames if f.recompiles]
     if recompiled:
         lines.append("")
-        lines.append(f"Recompiles ({len(recompiled)})")
+        lines.append(f"Recompiles ({t.recompiles})")  # one per recompile_reasons record
         for f in recompiled:
             for r in f.recompiles[:3]:
                 lines.extend(_recompile_lines(f, r, frames, run))
@@ -137,6 +138,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.append(
         f"  open it: inspectc tui {shlex.quote(path)}   ·   JSON: inspectc export {shlex.quote(path)} --json"
     )
+    lines.append(report.account.line())  # every record: used by the model, or kept raw
     # Every part above may hold report text: no escape sequence reaches the terminal.
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in "\n".join(lines))
 
@@ -174,6 +176,14 @@ def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> l
         out.append(
             f"           {_clean(value.describe(report_text.location(value.filename, value.line, base, 40)))}"
         )
+    failed = r.failed_guards
+    if len(failed) > 1:  # one failed guard per earlier cache entry, newest first
+        out.append(f"           {len(failed)} cache entries failed their guards:")
+        for g in failed[:MAX_FAILED]:
+            of = f"{g.earlier_compile_id}: " if g.earlier_compile_id else ""
+            out.append(f"             {of}{_clean(one_line(g.guard or g.text, 110))}")
+        if len(failed) > MAX_FAILED:
+            out.append(f"             … {len(failed) - MAX_FAILED} more")
     return out
 
 

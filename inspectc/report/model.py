@@ -49,6 +49,7 @@ class CompileId:
     frame: int | None = None
     compile: int | None = None
     attempt: int = 0
+    occurrence: int = 1  # the n-th compile of this id in one process (torch._dynamo.reset())
 
     @property
     def text(self) -> str:
@@ -59,12 +60,14 @@ class CompileId:
         return core or "?"
 
     def __str__(self) -> str:
-        return self.text + (f"_{self.attempt}" if self.attempt else "")
+        again = f"#{self.occurrence}" if self.occurrence > 1 else ""
+        return self.text + again + (f"_{self.attempt}" if self.attempt else "")
 
     @classmethod
     def parse(cls, text: str, rank: int | None = None) -> CompileId:
-        """Read "0/1", "0/1_2", "!2/0/1" or "!2"; anything else keeps only the rank."""
+        """Read "0/1", "0/1_2", "!2/0/1", "!2" or "0/0#2"; anything else keeps only the rank."""
         body, _, attempt = text.partition("_")
+        body, _, again = body.partition("#")
         autograd: int | None = None
         if body.startswith("!"):
             head, _, body = body[1:].partition("/")
@@ -76,6 +79,7 @@ class CompileId:
             frame=_int_or_none(frame),
             compile=_int_or_none(compile_),
             attempt=_int_or_none(attempt) or 0,
+            occurrence=_int_or_none(again) or 1,
         )
 
 
@@ -111,10 +115,28 @@ class GraphBreak:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Recompile:
+class FailedGuard:
+    """The guard of one earlier cache entry that failed (``expected 2, actual 3``)."""
+
     text: str
     earlier_compile_id: str | None = None
     guard: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Recompile:
+    """One ``recompile_reasons`` record: ``text``/``earlier_compile_id``/``guard`` are the
+    newest entry's failed guard; ``failed`` lists every entry's (newest first)."""
+
+    text: str
+    earlier_compile_id: str | None = None
+    guard: str | None = None
+    failed: tuple[FailedGuard, ...] = ()
+
+    @property
+    def failed_guards(self) -> tuple[FailedGuard, ...]:
+        one = FailedGuard(text=self.text, earlier_compile_id=self.earlier_compile_id, guard=self.guard)
+        return self.failed or (one,)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -390,6 +412,7 @@ _NESTED.update(
     {
         GraphBreak: {"user_stack": StackFrame},
         Failure: {"graph_break": GraphBreak},
+        Recompile: {"failed": FailedGuard},
         Autotune: {"choices": AutotuneChoice},
         SymbolicShapes: {"symbols": Symbol, "guards": ShapeGuard, "specializations": Specialization},
         RunOptions: {"compile_backends": CompileBackend, "config": ConfigValue},

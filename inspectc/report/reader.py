@@ -18,6 +18,7 @@ from typing import Any
 from inspectc.errors import ReportError
 from inspectc.report import bench as bench_table
 from inspectc.report import migrate
+from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.report.runrecords import join as join_records
@@ -223,6 +224,18 @@ class Report:
             self._bench = bench_table.load(self._query, self.meta, has)
         return self._bench
 
+    @property
+    def account(self) -> Account:
+        """Every structured-trace record the report was built from: used, or kept raw."""
+        rows = self._query("SELECT payload FROM events WHERE name = ? ORDER BY seq", (ACCOUNT_EVENT,))
+        bodies = []
+        for (blob,) in rows:
+            try:
+                bodies.append(json.loads(decompress(blob) or "{}"))
+            except (zlib.error, ValueError, RecursionError):
+                bodies.append(None)  # an unreadable part: skipped, the rest still sums
+        return read_account(bodies)
+
     def kernel_source(self, kernel: Kernel) -> str:
         rows = self._query("SELECT seq, start, stop FROM kernels WHERE id = ?", (kernel.id,))
         if not rows:
@@ -276,8 +289,10 @@ class Report:
         return self._payload(seq)
 
     def event_count(self) -> int:
-        """Structured-trace events (the ``inspectc_records`` event of each process is not one)."""
-        return int(self._query("SELECT count(*) FROM events WHERE name != ?", (RECORDS_EVENT,))[0][0])
+        """Structured-trace events (a process's ``inspectc_records`` and ``inspectc_account``
+        events are not ones)."""
+        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?)"
+        return int(self._query(sql, (RECORDS_EVENT, ACCOUNT_EVENT))[0][0])
 
     def close(self) -> None:
         self._db.close()

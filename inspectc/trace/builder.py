@@ -18,7 +18,8 @@ from typing import Any
 
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
-from inspectc.trace import kernels
+from inspectc.trace import kernels, phases
+from inspectc.trace.account import RankConflict, RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.payloads import breaks, guards
 from inspectc.trace.payloads import extras as compile_extras
@@ -28,17 +29,15 @@ from inspectc.trace.run_records import RunRecordsBuilder
 # Events that belong to a frame but carry nothing for the structured view (kept raw).
 # (compile_extras.EVENTS -- autotuning, CUDA graphs, symbolic shapes -- go to _on_extra.)
 _QUIET = {
-    "optimize_ddp_split_graph",
-    "optimize_ddp_split_child",
-    "describe_source",
-    "describe_storage",
-    "describe_tensor",
     "guard_added",
     "propagate_real_tensors",
     "str",
     "dump_file",
     "link",
 }
+
+# Events of a frame the readers read from the events table (DDP splits: readers/ranks.py).
+_READ_BY_READERS = {"optimize_ddp_split_graph", "optimize_ddp_split_child"}
 
 # Graph events: event name -> graph kind.
 _GRAPH_EVENTS = {
@@ -47,8 +46,9 @@ _GRAPH_EVENTS = {
     "aot_backward_graph": "aot_backward",
     "aot_inference_graph": "aot_inference",
     "aot_joint_graph": "aot_joint",
-    "inductor_post_grad_graph": "post_grad",
-    "artifact:inductor_post_grad_graph": "post_grad",
+    "inductor_post_grad_graph": "post_grad",  # 2.4-2.7 cold; 2.8+ an FX-graph-cache hit
+    "artifact:inductor_post_grad_graph": "post_grad",  # 2.10+ cold compile
+    "artifact:after_post_grad_graph": "post_grad",  # 2.8-2.9 cold compile
     "inductor_pre_grad_graph": "pre_grad",
     "artifact:after_pre_grad_graph": "pre_grad",
     "artifact:fx_graph_runnable": "fx_graph_runnable",
@@ -73,11 +73,17 @@ class Builder:
         *,
         rank: int | None = None,
         on_frame: Callable[[Frame], None] | None = None,
+        strict_rank: bool = False,
     ) -> None:
         self.writer = writer
         self.rank = rank
+        self.strict_rank = strict_rank  # import: a record of another rank than its file's is refused
         self.strings = StringTable()
-        self.frames: dict[tuple[int | None, str], FrameState] = {}
+        self.frames: dict[tuple[int | None, str], FrameState] = {}  # latest entry of each id
+        self.entries: list[FrameState] = []  # every entry, in order
+        self._seen: dict[tuple[int | None, str], int] = {}
+        self.account = RecordAccount()
+        self.run_phases = phases.Phases()  # chromium spans and tensors outside any compile
         self.torch_version: str | None = None
         self.event_count = 0
         self.errors: list[str] = []  # what could not be read (capture records them)
@@ -87,70 +93,109 @@ class Builder:
     # -- entry point -------------------------------------------------------------------
     def feed(self, metadata: dict[str, Any], payload: str | None, ts: float | None = None) -> None:
         name = event_name(metadata)
-        if name == "str":
-            self.strings.add(metadata)
         cid = compile_id(metadata)
-        rank = metadata.get("rank", self.rank)
-        rank = rank if isinstance(rank, int) else None
+        rank = self._rank_of(metadata)
+        # A compile id Dynamo starts again (torch._dynamo.reset(), a cache hit after a miss)
+        # is a new entry: its records go to it, stored under its own key ("0/0#2").
+        state = self._frame(rank, cid, again=name == "dynamo_start") if cid is not None else None
         seq = self.writer.add_event(
-            name=name, metadata=metadata, payload=payload, compile_id=cid, rank=rank, ts=ts
+            name=name,
+            metadata=metadata,
+            payload=payload,
+            compile_id=state.compile_id if state is not None else None,
+            rank=rank,
+            ts=ts,
         )
         self.event_count += 1
-        if name == "artifact:torch_version" and payload:
-            self._torch_version(payload)
-        self.run_records.feed(name, metadata, payload, cid, rank, seq)
+        used = self._use(state, name, metadata, payload, cid, rank, seq)
+        self.account.settle(account_name(name, metadata), used)
+
+    def _use(
+        self,
+        state: FrameState | None,
+        name: str,
+        md: dict[str, Any],
+        payload: str | None,
+        cid: str | None,
+        rank: int | None,
+        seq: int,
+    ) -> bool:
+        """Give the record to what reads it; True when something did (the account)."""
+        if name == "str":
+            return self.strings.add(md)
+        if name == "artifact:torch_version":
+            return self._torch_version(payload)
+        used = self.run_records.feed(name, md, payload, cid, rank, seq)
+        if name in phases.NAMES:
+            used = (state.phases if state is not None else self.run_phases).feed(name, md, payload) or used
         if name in compile_extras.EVENTS:
-            self._on_extra(name, metadata, payload, cid, rank)
-            return
-        if cid is None:
-            return
-        state = self._frame(rank, cid)
+            return self._on_extra(name, md, payload, cid, rank) or used
+        if state is None:
+            return used
         handler = _HANDLERS.get(name)
         if handler is None:
             if name in _GRAPH_EVENTS:
                 handler = Builder._on_graph
             elif _CACHE_EVENT.match(name):
                 handler = Builder._on_cache
-            elif name in _QUIET or name.startswith("artifact:"):
-                return
+            elif name in _READ_BY_READERS:
+                return True
+            elif name in _QUIET or name.startswith("artifact:") or name in phases.NAMES:
+                return used
             else:
                 state.unknown_events += 1
                 self._put(state)
-                return
-        handler(self, state, name, metadata, payload, seq)
+                return used
+        done = handler(self, state, name, md, payload, seq)
         self._put(state)
+        return done is not False or used
 
     def finish(self) -> None:
-        for state in self.frames.values():
+        for state in self.entries:
             self._flush_post_grad(state, backward=False)
             self._put(state)
         self.run_records.finish(self.rank)
+        self.account.write(self.writer, self.rank, self.run_phases.plain())
         self.writer.flush()
+
+    def _rank_of(self, metadata: dict[str, Any]) -> int | None:
+        """One rule: the record's ``rank`` key, else the file's rank (its name), else none.
+        A record that names another rank than the file's is refused, never merged."""
+        rank = metadata.get("rank")
+        if not isinstance(rank, int) or isinstance(rank, bool):
+            return self.rank
+        if self.rank is not None and rank != self.rank and self.strict_rank:
+            raise RankConflict(self.rank, rank)
+        return rank
 
     def _on_extra(
         self, name: str, metadata: dict[str, Any], payload: str | None, cid: str | None, rank: int | None
-    ) -> None:
+    ) -> bool:
         found = compile_extras.read_event(name, metadata, payload, self.strings.resolve)
         if found is None:
-            return
+            return False
         if cid is None:
             # Run-time events (a CUDA graph recorded) name their compile id in the payload.
             if found.compile_id is None or (rank, found.compile_id) not in self.frames:
-                return
+                return False
         state = self._frame(rank, cid or found.compile_id or "")
         if state.extras is None:
             state.extras = compile_extras.FrameExtras()
         state.extras.add(found)
         if cid is None or state.finished:
             self._put(state)  # compile-time events: the frame is written when it finishes
+        return True
 
     # -- helpers -----------------------------------------------------------------------
-    def _frame(self, rank: int | None, cid: str) -> FrameState:
+    def _frame(self, rank: int | None, cid: str, *, again: bool = False) -> FrameState:
         key = (rank, cid)
         state = self.frames.get(key)
-        if state is None:
-            state = FrameState(compile_id=cid, rank=rank, ordinal=len(self.frames))
-            self.frames[key] = state
+        if state is None or (again and state.finished):
+            seen = self._seen[key] = self._seen.get(key, 0) + 1
+            entry = cid if seen == 1 else f"{cid}#{seen}"
+            state = FrameState(compile_id=entry, rank=rank, ordinal=len(self.entries))
+            self.frames[key] = state  # the latest entry of the id gets its records
+            self.entries.append(state)
         return state
 
     def _put(self, state: FrameState) -> None:
@@ -178,13 +223,15 @@ class Builder:
             )
         return tuple(out)
 
-    def _torch_version(self, payload: str) -> None:
+    def _torch_version(self, payload: str | None) -> bool:
         try:
-            data = json.loads(payload)
+            data = json.loads(payload or "")
         except ValueError:
-            return
+            return False
         if isinstance(data, dict) and isinstance(data.get("pytorch_version"), str):
             self.torch_version = data["pytorch_version"]
+            return True
+        return False
 
     # -- handlers (signature: self, state, name, metadata, payload, seq) --------------
     def _on_dynamo_start(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
@@ -197,28 +244,33 @@ class Builder:
             st.filename = st.filename or top.filename
             st.line = st.line if st.line is not None else top.line
 
-    def _on_graph_break(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+    def _on_graph_break(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         if not payload:
-            return
+            return False
         st.graph_breaks.append(_graph_break(payload))
+        return True
 
-    def _on_recompile(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
-        st.recompiles.extend(breaks.parse_recompile_reasons(payload or ""))
+    def _on_recompile(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
+        found = breaks.parse_recompile_reasons(payload or "")
+        if found is not None:
+            st.recompiles.append(found)
+        return found is not None
 
-    def _on_graph(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+    def _on_graph(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         if payload is None:
-            return
+            return False
         kind = _GRAPH_EVENTS[name]
         if kind == "post_grad":
             # Forward or backward is only known when its output code arrives: hold it.
             self._flush_post_grad(st, backward=False)
             st.pending_post_grad = seq
-            return
+            return True
         if kind == "dynamo":
             st.dynamo_text = payload
         if kind == "guards":
             st.guards = tuple(guards.parse_guards(payload))
         self._add_graph(st, kind, seq)
+        return True
 
     def _flush_post_grad(self, st: FrameState, *, backward: bool) -> None:
         if st.pending_post_grad is not None:
@@ -231,9 +283,9 @@ class Builder:
         if kind not in st.graph_kinds:
             st.graph_kinds.append(kind)
 
-    def _on_output_code(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+    def _on_output_code(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         if payload is None:
-            return
+            return False
         match = _AOT_ID.search(payload[:2000])
         if match:
             backward = "backward" in match.group(1)
@@ -243,6 +295,7 @@ class Builder:
         kind = piece_kind("output_code", st.graph_kinds, backward)
         self._add_graph(st, kind, seq)
         kernels.add_output_code(self.writer, st, payload, seq, kind)
+        return True
 
     def _on_cache(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         match = _CACHE_EVENT.match(name)
@@ -267,19 +320,30 @@ class Builder:
         except ValueError as exc:  # provenance's own error: recorded, the kernels keep no groups
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
-    def _on_kernel_times(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
-        kernels.apply_times(self.writer, st, payload)
+    def _on_kernel_times(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
+        return kernels.apply_times(self.writer, st, payload)
 
-    def _on_metrics(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
+    def _on_guards_json(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
+        found = guards.parse_guard_list(payload)  # older torch: dynamo_guards, a JSON list
+        if found is None:
+            return False
+        st.guards = st.guards or found
+        return True
+
+    def _on_metrics(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         data = md.get(name)
         if not isinstance(data, dict):
-            return
+            return False
+        if name.endswith("_runtime"):  # 2.7+: run-time compile work (autotuning, cudagraphify)
+            st.apply_runtime_metrics(data)
+            return True
         if name == "bwd_compilation_metrics":
             st.apply_backward_metrics(data)
-            return
+            return True
         st.apply_metrics(data, _graph_break)
         if isinstance(data.get("pytorch_version"), str):
             self.torch_version = self.torch_version or data["pytorch_version"]
+        return True
 
 
 def _graph_break(text: str) -> GraphBreak:
@@ -293,13 +357,16 @@ def _is_own_frame(filename: str | None) -> bool:
     return filename.startswith(_OWN_DIR) or filename.endswith(_RUNNER_FILES)
 
 
-_HANDLERS: dict[str, Callable[..., None]] = {
+_HANDLERS: dict[str, Callable[..., bool | None]] = {
     "dynamo_start": Builder._on_dynamo_start,
     "artifact:dynamo_graph_break_reason": Builder._on_graph_break,
     "artifact:recompile_reasons": Builder._on_recompile,
     "inductor_output_code": Builder._on_output_code,
     "compilation_metrics": Builder._on_metrics,
     "bwd_compilation_metrics": Builder._on_metrics,
+    "compilation_metrics_runtime": Builder._on_metrics,
+    "bwd_compilation_metrics_runtime": Builder._on_metrics,
+    "dynamo_guards": Builder._on_guards_json,
     "inspectc_kernel_times": Builder._on_kernel_times,
     "artifact:inductor_provenance_tracking_node_mappings": Builder._on_provenance,
     "artifact:inductor_provenance_tracking_kernel_stack_traces": Builder._on_provenance,

@@ -29,6 +29,7 @@ from inspectc.report.model import (
 )
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.payloads import provenance
+from inspectc.trace.phases import Phases
 
 # compilation_metrics keys kept as they are in ``CompileMetrics.extra``.
 _EXTRA_METRICS = (
@@ -76,6 +77,7 @@ class FrameState:
     pending_post_grad: int | None = None  # event seq of a post-grad graph awaiting its code
     extras: compile_extras.FrameExtras | None = None  # autotuning, CUDA graphs, symbols
     dynamo_text: str | None = None  # the Dynamo graph: module paths and lines of its ops
+    phases: Phases = field(default_factory=Phases)  # chromium spans, described inputs
     # The graph compiled last: its output code, its kernels (indexes into `kernels`) and the
     # provenance records that follow it (same compile id, up to the next output code).
     graph_code: str | None = None
@@ -110,7 +112,7 @@ class FrameState:
             graph_breaks=tuple(self.graph_breaks),
             recompiles=tuple(self.recompiles),
             guards=self.guards,
-            metrics=self.metrics,
+            metrics=replace(self.metrics, extra={**self.metrics.extra, **self._extra()}),
             graph_kinds=tuple(self.graph_kinds),
             kernel_count=len(self.kernels),
             region_time_us=self.region_time_us,
@@ -130,6 +132,22 @@ class FrameState:
         for key in ("inductor_compile_time_s", "compiled_autograd_id"):
             if key in data:
                 extra["backward_" + key] = data[key]
+        self.metrics = replace(self.metrics, extra=extra)
+
+    def _extra(self) -> dict[str, Any]:
+        extra = self.phases.plain()
+        if self.cache_key:
+            extra["fx_graph_cache_key"] = self.cache_key
+        return extra
+
+    def apply_runtime_metrics(self, data: dict[str, Any]) -> None:
+        """``compilation_metrics_runtime``: its ``runtime_*`` times, under ``extra["runtime"]``."""
+        extra = dict(self.metrics.extra)
+        runtime = dict(extra.get("runtime") or {})
+        for key, value in data.items():
+            if key.startswith("runtime_") and as_num(value) is not None:
+                runtime[key] = runtime.get(key, 0) + value
+        extra["runtime"] = runtime
         self.metrics = replace(self.metrics, extra=extra)
 
     def apply_metrics(self, data: dict[str, Any], parse_break: Any) -> None:

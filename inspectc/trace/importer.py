@@ -3,8 +3,10 @@
 Records stream from :func:`tracefile.iter_records` into the same :class:`builder.Builder`
 live capture uses, so the same events give the same report. One file, a directory of logs
 (``*.log``, ``*.log.gz``), or several ranks' logs (``dedicated_log_torch_trace_rank_N_*.log``)
-go into one report; each file's rank comes from ``rank_N`` in its name or, failing that,
-from the ``rank`` key of its records. Tolerant: unknown events are kept raw, malformed lines
+go into one report. A rank is decided by one rule: a record's ``rank`` key, else its file's
+name (``rank_N``), else none. A file whose records name another rank than its name, or whose
+records name two ranks, is refused in one line; so are two files of one rank (or two of no
+rank): their frames would merge. Tolerant: unknown events are kept raw, malformed lines
 are counted (the first few kept in the report's ``import_errors`` meta) and skipped.
 
 Large logs stream: records are never held in a list, and rows are committed in big batches.
@@ -31,6 +33,7 @@ from inspectc import __version__
 from inspectc.errors import UsageError
 from inspectc.report.model import Frame, Run, RunOptions
 from inspectc.report.writer import ReportWriter
+from inspectc.trace.account import RankConflict
 from inspectc.trace.builder import Builder
 from inspectc.trace.records import iter_records
 
@@ -113,19 +116,29 @@ def find_logs(path: str | os.PathLike[str]) -> list[LogFile]:
 
 
 def _file_rank(path: Path) -> int | None:
-    rank = rank_from_name(path)
-    if rank is not None:
-        return rank
+    named = rank_from_name(path)
+    found: int | None = None
     try:
         with _open_log(path) as stream:
             for line in itertools.islice(stream, _PEEK_LINES):
                 if not line.startswith("\t"):
                     match = _RANK_IN_RECORD.search(line)
                     if match:
-                        return int(match.group(1))
+                        found = int(match.group(1))
+                        break
     except (OSError, EOFError):
-        return None  # reported with a clear message when the file is read for real
-    return None
+        return named  # reported with a clear message when the file is read for real
+    if found is not None and named is not None and found != named:
+        raise _conflict(path, named, found)
+    return found if found is not None else named
+
+
+def _conflict(path: Path, file_rank: int, record_rank: int) -> UsageError:
+    said = "its name says" if rank_from_name(path) == file_rank else "its first records say"
+    return UsageError(
+        f"{path.name}: records of rank {record_rank} where {said} rank {file_rank};"
+        " refusing to merge two ranks: rename the file or import it alone"
+    )
 
 
 def _check_distinct_ranks(files: list[LogFile]) -> None:
@@ -227,7 +240,7 @@ def _import_files(
     first_ts: float | None = None
     last_ts: float | None = None
     for log in files:
-        builder = Builder(writer, rank=log.rank)
+        builder = Builder(writer, rank=log.rank, strict_rank=True)
         on_error = _error_sink(result, log.path.name)
         try:
             result.bytes_read += log.path.stat().st_size
@@ -242,6 +255,8 @@ def _import_files(
                     result.events += 1
                     if result.events % COMMIT_EVERY == 0:
                         writer.commit()
+        except RankConflict as exc:
+            raise _conflict(log.path, exc.file_rank, exc.record_rank) from None
         except (OSError, EOFError) as exc:  # unreadable or truncated .gz: count it, go on
             on_error(0, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
         builder.finish()

@@ -196,7 +196,7 @@ class RunRecordsBuilder:
             symbol = body.get("symbol") if isinstance(body, dict) else None
             if isinstance(symbol, str) and symbol not in self._unbacked:
                 self._unbacked.append(symbol)
-            return False  # symbolic shapes read it too
+            return isinstance(symbol, str)  # (symbolic shapes read it too)
         if name == "exported_program" and payload is not None:
             self._program(md, payload, rank, seq)
             return True
@@ -216,7 +216,7 @@ class RunRecordsBuilder:
         if name == "compilation_metrics" and self._aot is not None:
             self._aot.compile_s = _duration(md.get(name))
             self._close_aot()
-            return False  # the frames' builder reads compilation metrics too
+            return True  # its compile time (no frame: its compile id is null)
         if name == artifacts.EXECUTION_ORDER:
             order = artifacts.execution_order(payload, rank=rank)
             if order is not None:

@@ -23,6 +23,8 @@ Scenarios (all CPU):
     cache_seq        one torch.compile'd function: cold miss, reset + hit, reset + float64 miss
     restart          graph break inside an inlined helper (backend="eager"): frames 0/0 and
                      1/0 restart (attempt _1)
+    messages         a user's graph_break(msg=...) (two lines) and a backend that raises a
+                     two-line RuntimeError (backend="eager" and a custom backend)
     multi_recompile  dynamic=False, 4 shapes: recompiles list one failed guard per entry
     ranks4           torchrun --nproc_per_node 4, gloo: DDP of an aot_eager-compiled MLP plus
                      an Inductor-compiled fn; rank 2 feeds DDP another batch size on step 2
@@ -136,6 +138,25 @@ def f(x):
     return x * 2
 
 torch.compile(f, backend="eager")(torch.randn(8))
+""",
+    "messages": """
+def f(x):
+    x = x + 1
+    torch._dynamo.graph_break(msg="the sensor read needs eager mode\\nsee docs/sensors.md")
+    return x * 2
+
+torch.compile(f, backend="eager")(torch.randn(8))
+
+def broken(gm, inputs):
+    raise RuntimeError("broken backend\\nits second line")
+
+def g(x):
+    return torch.sin(x)
+
+try:
+    torch.compile(g, backend=broken)(torch.randn(8))
+except Exception:
+    pass
 """,
     "multi_recompile": """
 f = torch.compile(lambda x: torch.relu(x) + 1, dynamic=False)
@@ -374,6 +395,7 @@ def write_counts() -> None:
         "aoti": "`aoti_compile_and_package` of Linear+ReLU (C++), then `aoti_load_package` and one run",
         "cache_seq": "one function: cold FX-cache miss, `reset()` + hit, `reset()` + float64 miss; `0/0` three times",
         "restart": "graph break inside an inlined helper: frame 0 restarts (`0/0_1`)",
+        "messages": "a user's `graph_break(msg=...)` of two lines, and a backend raising a two-line `RuntimeError`",
         "multi_recompile": "`dynamic=False`, shapes 2,3,4,5: recompiles with one failed guard per earlier entry",
         "ranks4": "torchrun 4 ranks, gloo DDP + torch.compile; rank 2 has a graph break and recompiles (other batch size)",
         "training": "2-layer MLP, compiled model + compiled `opt.step` (SGD), 3 steps (forward, backward, optimizer); the 2 graph breaks are torch.optim's own",

@@ -17,7 +17,7 @@ from typing import TypeVar
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
 from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of
 from inspectc.readers.trie import TrieNode, break_trie
-from inspectc.report.model import Frame, Kernel, Recompile, Run
+from inspectc.report.model import FailedGuard, Frame, Kernel, Run
 from inspectc.report.open import open_report
 from inspectc.report.reader import EventRow, Report
 
@@ -90,11 +90,12 @@ class ReportData:
         timed = [k for k in kernels if k.time is not None]
         timed.sort(key=lambda k: -(k.time.total_us if k.time else 0.0))
         self.top_kernels = timed[:TOP_KERNELS]
-        self._recompiled_by: dict[str, list[tuple[Frame, Recompile]]] = {}
+        self._recompiled_by: dict[str, list[tuple[Frame, FailedGuard]]] = {}
         for frame in frames:
-            for rec in frame.recompiles:
-                if rec.earlier_compile_id:
-                    self._recompiled_by.setdefault(rec.earlier_compile_id, []).append((frame, rec))
+            for rec in frame.recompiles:  # one recompile: a failed guard per earlier entry
+                for failed in rec.failed_guards:
+                    if failed.earlier_compile_id:
+                        self._recompiled_by.setdefault(failed.earlier_compile_id, []).append((frame, failed))
 
     def update(self, fresh: ReportData) -> None:
         """Take over *fresh*'s report and contents (a followed run wrote more); UI thread only.
@@ -124,7 +125,7 @@ class ReportData:
     def kernel(self, kernel_id: int) -> Kernel | None:
         return self._kernels_by_id.get(kernel_id)
 
-    def later_recompiles(self, frame: Frame) -> list[tuple[Frame, Recompile]]:
+    def later_recompiles(self, frame: Frame) -> list[tuple[Frame, FailedGuard]]:
         """Frames recompiled because a guard of *frame* failed, with the reason."""
         return [(f, r) for f, r in self._recompiled_by.get(frame.compile_id, []) if f.rank == frame.rank]
 

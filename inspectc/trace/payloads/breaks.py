@@ -37,7 +37,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from inspectc.report.model import GraphBreak, Recompile, StackFrame
+from inspectc.report.model import FailedGuard, GraphBreak, Recompile, StackFrame
 
 __all__ = ["parse_break", "parse_recompile_reasons"]
 
@@ -94,14 +94,21 @@ def parse_break(text: str) -> GraphBreak:
     )
 
 
-def parse_recompile_reasons(payload: str) -> list[Recompile]:
-    """The reasons of a ``recompile_reasons`` artifact: a JSON list, or one bare string."""
+def parse_recompile_reasons(payload: str) -> Recompile | None:
+    """One ``recompile_reasons`` artifact is one recompile: its payload is a JSON list of the
+    failed guards (one per earlier cache entry, newest first) or, 2.11+, one bare string."""
     try:
         value = json.loads(payload)
     except (ValueError, TypeError):
         value = payload
     items = value if isinstance(value, list) else [value]
-    return [_recompile(str(item)) for item in items if str(item).strip()]
+    failed = tuple(_recompile(str(item)) for item in items if str(item).strip())
+    if not failed:
+        return None
+    first = failed[0]
+    return Recompile(
+        text=first.text, earlier_compile_id=first.earlier_compile_id, guard=first.guard, failed=failed
+    )
 
 
 @dataclass(slots=True)
@@ -243,10 +250,10 @@ def _next_text_line(lines: list[str], index: int) -> int | None:
 _COMPILE_ID_PREFIX = re.compile(r"^(?P<id>!?\d+(?:/\d+)*(?:_\d+)?|None): ")
 
 
-def _recompile(text: str) -> Recompile:
+def _recompile(text: str) -> FailedGuard:
     found = _COMPILE_ID_PREFIX.match(text)
     earlier = found.group("id") if found and found.group("id") != "None" else None
     body = text[found.end() :] if found else text
     first = body.split("\n", 1)[0]
     guard = first.split("  # ", 1)[0].strip() or None
-    return Recompile(text=text, earlier_compile_id=earlier, guard=guard)
+    return FailedGuard(text=text, earlier_compile_id=earlier, guard=guard)

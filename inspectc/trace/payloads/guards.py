@@ -20,6 +20,7 @@ that cannot be read are skipped, nothing raises.
 
 from __future__ import annotations
 
+import json
 import re
 
 from inspectc.report.model import Guard
@@ -69,6 +70,23 @@ def parse_guards(text: str) -> list[Guard]:
         source = next((s for s in reversed(sources[:depth]) if s is not None), None)
         entries.append(_leaf(body, depth, source))
     return entries
+
+
+def parse_guard_list(payload: str | None) -> tuple[Guard, ...] | None:
+    """Older torch's ``dynamo_guards``: a JSON list of ``{code, stack, user_stack}``; None when
+    the payload is not such a list."""
+    try:
+        items = json.loads(payload or "")
+    except ValueError:
+        return None
+    if not isinstance(items, list):
+        return None
+    found = []
+    for item in items:
+        code = item.get("code") if isinstance(item, dict) else None
+        if isinstance(code, str) and code.strip():
+            found.append(_plain_guard(code.strip()) or Guard(kind="CODE", source=None, code=code.strip()))
+    return tuple(found)
 
 
 def count_guards(text: str) -> int:

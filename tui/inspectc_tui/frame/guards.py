@@ -105,19 +105,24 @@ class GuardsPane(FramePane):
     def _recompile_panel(self) -> None:
         info = Text()
         for rec in self.frame.recompiles:
+            failed = rec.failed_guards  # one per earlier cache entry, newest first
             info.append("Recompiled: ", style="bold magenta")
-            if rec.earlier_compile_id:
+            if len(failed) > 1:
+                info.append(f"the guards of {len(failed)} cache entries failed\n")
+            elif rec.earlier_compile_id:
                 info.append(f"a guard of frame {rec.earlier_compile_id} failed\n")
-            info.append("  failed guard: ", style="dim")
-            info.append_text(literal(rec.guard or rec.text, "red"))
-            info.append("\n")
+            for one in failed:
+                of = f" of {one.earlier_compile_id}" if len(failed) > 1 and one.earlier_compile_id else ""
+                info.append(f"  failed guard{of}: ", style="dim")
+                info.append_text(literal(one.guard or one.text, "red"))
+                info.append("\n")
             for note in self.stack_notes(rec.guard or rec.text):
                 info.append("  ")
                 info.append_text(literal(note, "italic"))
                 info.append("\n")
-        for later, rec in self.data.later_recompiles(self.frame):
+        for later, later_guard in self.data.later_recompiles(self.frame):
             info.append(f"Guard failed later, recompiling as {later.compile_id}: ", style="bold magenta")
-            info.append_text(literal(rec.guard or rec.text, "red"))
+            info.append_text(literal(later_guard.guard or later_guard.text, "red"))
             info.append("\n")
         info.rstrip()
         panel = self.query_one("#recompile-info", Static)
