@@ -34,12 +34,37 @@ def doc_url(gb: GraphBreak) -> str | None:
     return f"{GRAPH_BREAK_SITE}gb{match.group(1)}.html" if match else None
 
 
+_USER_MESSAGE = re.compile(r"User-inserted graph break\. Message: (?P<msg>.*)", re.DOTALL)
+
+
+def user_message(gb: GraphBreak) -> str | None:
+    """The user's own words of ``torch._dynamo.graph_break(msg=...)``, whole (every line)."""
+    for text in (gb.explanation, gb.reason):
+        found = _USER_MESSAGE.search(text or "")
+        if found:
+            words = " ".join(found.group("msg").split())
+            return words if words and words != "None" else None
+    return None
+
+
+def flat(text: str | None) -> str:
+    """*text* on one line without losing a line: its lines joined by `` ⏎ ``."""
+    return " ⏎ ".join(line.strip() for line in (text or "").strip().splitlines() if line.strip())
+
+
 def title_and_explanation(gb: GraphBreak) -> tuple[str, str | None]:
     """What to show as the break's name and, once, what it means.
 
     torch writes the one-line reason as ``"<gb_type>: <explanation>"``: shown whole it
-    says the same thing twice next to the type and the explanation.
+    says the same thing twice next to the type and the explanation. A user's
+    ``graph_break(msg=...)`` words come first, before Dynamo's name for the break.
     """
+    title, explanation = _title_and_explanation(gb)
+    said = user_message(gb)
+    return (f'"{said}" ({title})', explanation) if said else (title, explanation)
+
+
+def _title_and_explanation(gb: GraphBreak) -> tuple[str, str | None]:
     title = (gb.gb_type or gb.reason.strip().split("\n")[0]).strip()
     explanation = (gb.explanation or "").strip()
     if not explanation:
@@ -51,7 +76,7 @@ def title_and_explanation(gb: GraphBreak) -> tuple[str, str | None]:
 
 def reason_if_new(gb: GraphBreak) -> str | None:
     """The one-line reason when it says more than the type and the explanation do."""
-    title, explanation = title_and_explanation(gb)
+    title, explanation = _title_and_explanation(gb)
     said = {" ".join(s.split()) for s in (title, explanation or "", f"{title}: {explanation or ''}")}
     reason = gb.reason.strip()
     return None if " ".join(reason.split()) in said or not reason else reason

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from inspectc.readers.analysis import break_groups, one_line
 from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.breaks import flat
 from inspectc.report.model import STATUS_FAILED, Frame, Run
 
 
@@ -108,7 +109,7 @@ def _errors(frames: Sequence[Frame], run: Run) -> list[str]:
             rank = f"rank {f.rank} " if f.rank is not None else ""
             out.append(
                 f"{rank}{f.compile_id} {f.function or '?'}() failed to compile: "
-                f"{f.failure.fail_type or '?'}: {one_line(f.failure.reason, 80)}"
+                f"{f.failure.fail_type or '?'}: {one_line(flat(f.failure.reason), 160)}"
             )
     if run.exception:
         out.append(f"the run ended with {one_line(run.exception, 100)}")

@@ -62,6 +62,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         "filename": f.filename,
         "line": f.line,
         "status": f.status,
+        "attempts": f.attempts,  # analyses of the compile (a restart adds one)
         "failure": to_plain(f.failure),
         "cache": {"fx_graph": f.cache.get("fx_graph"), "aot_autograd": f.cache.get("aot_autograd")},
         "user_stack": to_plain(f.user_stack),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from inspectc.readers.breaks import flat, user_message
 from inspectc.report.model import Failure, Frame, RunOptions
 
 MAX_SUMMARY_OPS = 12
@@ -125,11 +126,14 @@ def config_line(options: RunOptions) -> str | None:
 
 
 def failure_text(failure: Failure) -> str:
-    """A failed frame's reason; a graph break that ``fullgraph=True`` made fatal is named."""
+    """A failed frame's reason on one line, every line of it kept (joined by `` ⏎ ``); a
+    graph break that ``fullgraph=True`` made fatal is named, the user's message first."""
     if failure.graph_break is not None:
         gid = f" [{failure.graph_break.gb_id}]" if failure.graph_break.gb_id else ""
-        return f"graph break{gid}: {failure.graph_break.reason}"
-    return f"{failure.fail_type or '?'}: {(failure.reason or '').strip()}"
+        said = user_message(failure.graph_break)
+        first = f'"{said}" ' if said else ""
+        return f"{first}graph break{gid}: {flat(failure.graph_break.reason)}"
+    return f"{failure.fail_type or '?'}: {flat(failure.reason)}"
 
 
 def _ms(value: float | None) -> str:

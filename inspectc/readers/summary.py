@@ -122,7 +122,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
             assert f.failure is not None
             where = _loc(f.failure.filename or f.filename, f.failure.line or f.line, base)
             text = compile_extras.failure_text(f.failure)
-            lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 110))}")
+            lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 240))}")
     lines.extend(compile_extras.summary_lines(frames, _clean, lambda fn, ln: _loc(fn, ln, base)))
     lines.extend(programs.summary_lines(report, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
@@ -153,7 +153,7 @@ def _break_lines(g: BreakGroup, base: str | None) -> list[str]:
     out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
     for said in (breaks.reason_if_new(g.example), explanation):
         if said:
-            out.append(f"          {_clean(' '.join(said.strip().split(chr(10))[0].split()))}")
+            out.append(f"          {_clean(' '.join(said.split()))}")  # whole, every line
     url = breaks.doc_url(g.example)
     if url:
         out.append(f"          {_clean(url)}")

@@ -32,11 +32,15 @@ class Account:
     def kept_raw_count(self) -> int:
         return sum(self.kept_raw.values())
 
-    def line(self) -> str:
-        """ "4,120 records: 4,117 used, 3 kept raw: foo ×2, bar ×1" """
+    def figures(self) -> str:
+        """ "4,120 records: 4,117 used, 3 kept raw" """
         if not self.recorded:
             return "records: not accounted (a report made before inspectc kept an account)"
-        text = f"{self.records:,} records: {self.used_count:,} used, {self.kept_raw_count:,} kept raw"
+        return f"{self.records:,} records: {self.used_count:,} used, {self.kept_raw_count:,} kept raw"
+
+    def line(self) -> str:
+        """ "4,120 records: 4,117 used, 3 kept raw: foo ×2, bar ×1" """
+        text = self.figures()
         if self.kept_raw:
             text += ": " + ", ".join(f"{name} ×{n:,}" for name, n in _most(self.kept_raw))
         return text

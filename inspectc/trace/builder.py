@@ -107,6 +107,8 @@ class Builder:
             ts=ts,
         )
         self.event_count += 1
+        if state is not None and isinstance(metadata.get("attempt"), int):
+            state.attempt_ids.add(metadata["attempt"])
         used = self._use(state, name, metadata, payload, cid, rank, seq)
         self.account.settle(account_name(name, metadata), used)
 

@@ -71,6 +71,7 @@ class FrameState:
     region_time_us: float | None = None
     region_calls: int | None = None
     attempts: int = 0
+    attempt_ids: set[int] = field(default_factory=set)  # restarts: 0, 1... (records' "attempt")
     cudagraph_skip_reason: str | None = None
     unknown_events: int = 0
     cache_key: str | None = None  # FX graph cache key of the graph compiled last
@@ -117,7 +118,7 @@ class FrameState:
             kernel_count=len(self.kernels),
             region_time_us=self.region_time_us,
             region_calls=self.region_calls,
-            attempts=self.attempts,
+            attempts=max(self.attempts, len(self.attempt_ids)),
             cudagraph_skip_reason=self.cudagraph_skip_reason,
             unknown_events=self.unknown_events,
             autotuning=extras.autotuning,
@@ -139,6 +140,16 @@ class FrameState:
         if self.cache_key:
             extra["fx_graph_cache_key"] = self.cache_key
         return extra
+
+    def _located(self, gb: GraphBreak) -> GraphBreak:
+        """A break read from ``restart_reasons`` has no place of its own: the frame's (the
+        export types a break's filename and line as never null)."""
+        if gb.filename is not None and gb.line is not None:
+            return gb
+        top = self.user_stack[-1] if self.user_stack else None
+        filename = gb.filename or (top.filename if top else None) or self.filename or "?"
+        line = gb.line if gb.line is not None else (top.line if top else None)
+        return replace(gb, filename=filename, line=line if line is not None else self.line or 0)
 
     def apply_runtime_metrics(self, data: dict[str, Any]) -> None:
         """``compilation_metrics_runtime``: its ``runtime_*`` times, under ``extra["runtime"]``."""
@@ -173,7 +184,7 @@ class FrameState:
             # Older torch (or a break with no artifact): the break text lives here only.
             for reason in reasons:
                 if isinstance(reason, str) and not _is_benign_restart(reason):
-                    self.graph_breaks.append(parse_break(reason))
+                    self.graph_breaks.append(self._located(parse_break(reason)))
         ops = data.get("graph_op_count")
         self.empty = ops == 0 or (ops is None and data.get("has_guarded_code") is False)
         self.cudagraph_skip_reason = as_str(data.get("cudagraph_skip_reason"))

@@ -200,7 +200,7 @@ class InspectcApp(App[None]):
         from inspectc_tui.dialogs.run import RunScreen
 
         if self.data is not None and not isinstance(self.screen, RunScreen):
-            self.push_screen(RunScreen(self.data.run))
+            self.push_screen(RunScreen(self.data.run, self.data.account))
 
     def action_break_stacks(self) -> None:
         from inspectc_tui.overview.stacks import BreakStacksScreen

@@ -17,6 +17,7 @@ from typing import TypeVar
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
 from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of
 from inspectc.readers.trie import TrieNode, break_trie
+from inspectc.report.account import Account
 from inspectc.report.model import FailedGuard, Frame, Kernel, Run
 from inspectc.report.open import open_report
 from inspectc.report.reader import EventRow, Report
@@ -65,6 +66,7 @@ class ReportData:
         branches: dict[FrameKey, Branch] | None = None,
     ) -> None:
         self._report = report
+        self.account: Account = report.account  # every trace record: used, or kept raw
         self._lock = threading.Lock()
         self.bench = report.bench  # isolated figures of `inspectc bench` (often none)
         self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
@@ -103,6 +105,7 @@ class ReportData:
         Panes keep their ``ReportData``: their later reads go to the newer file handle."""
         with self._lock:
             old, self._report = self._report, fresh._report
+            self.account = fresh.account
             self.path = fresh.path
             self.bench = fresh.bench
             self._index(fresh.run, fresh.frames, fresh.kernels, fresh.branches)

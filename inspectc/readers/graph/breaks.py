@@ -14,6 +14,8 @@ import re
 import graphviz
 
 from inspectc.readers.analysis import one_line
+from inspectc.readers.breaks import user_message
+from inspectc.readers.extras import failure_text
 from inspectc.readers.graph.style import (
     FONT,
     STATUS_FILL,
@@ -172,8 +174,10 @@ def _frame_node(dot: graphviz.Digraph, frame: Frame) -> None:
         details.append(f"compiled in {frame.metrics.entire_frame_s:.1f} s")
     lines = [f"<B>{html(frame.compile_id)}</B>", html(" · ".join(details))]
     if frame.failure is not None:
-        failure = f"{frame.failure.fail_type or 'failed'}: {frame.failure.reason or ''}"
+        failure = failure_text(frame.failure)  # every line of the reason, the user's words first
         lines.append(html(one_line(failure, 90)))
+        if len(failure) > 90:
+            lines.append(html(one_line(failure[89:], 90)))
     dot.node(
         frame_id(frame),
         label=label("<BR/>".join(lines)),
@@ -196,7 +200,9 @@ def _draw_breaks(dot: graphviz.Digraph, frame: Frame, frames: list[Frame], cwd: 
             continue
         seen.add(key)
         where = f"{short_loc(gb.filename, cwd)}:{gb.line}" if gb.filename else "?"
-        markup = f"<B>graph break</B><BR/>{html(one_line(gb.reason, 80))}<BR/>{small(html(where, 100))}"
+        said = user_message(gb)  # the user's graph_break(msg=...) words first
+        why = html(one_line(f'"{said}"', 80)) + "<BR/>" if said else ""
+        markup = f"<B>graph break</B><BR/>{why}{html(one_line(gb.reason, 80))}<BR/>{small(html(where, 100))}"
         dot.edge(
             frame_id(frame), head, label=label(markup), color="#cb181d", fontcolor="#a50f15", penwidth="1.5"
         )

@@ -1,5 +1,6 @@
 """`i`: the run in full: command, where and when, versions, how it ended, capture's options
-(every one, "not recorded" when the report has none) and what capture could not record."""
+(every one, "not recorded" when the report has none), what capture could not record, and the
+account of the trace records it was built from (the ones kept raw, by name)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from inspectc.readers.options import NOT_RECORDED, option_rows
+from inspectc.report.account import Account
 from inspectc.report.model import Run
 from inspectc_tui.text import literal, run_state, seconds
 
@@ -24,7 +26,7 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(stamp)) if stamp else NOT_RECORDED
 
 
-def run_table(run: Run) -> Table:
+def run_table(run: Run, account: Account | None = None) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
@@ -72,18 +74,25 @@ def run_table(run: Run) -> Table:
             row("", Text("• ") + literal(error, "red"))
     else:
         row("", Text("none recorded", style="green"))
+    if account is not None:
+        table.add_row("", "")
+        section("Trace records")  # what the report was built from: used, or kept raw
+        row("", account.figures())
+        for name, count in sorted(account.kept_raw.items(), key=lambda kv: (-kv[1], kv[0])):
+            row("kept raw", Text("• ") + literal(f"{name} ×{count:,}", "yellow"))
     return table
 
 
 class RunScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,i", "dismiss", "Close")]
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, account: Account | None = None) -> None:
         super().__init__()
         self.run = run
+        self.account = account
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "the run"
             scroll.border_subtitle = "Esc to close"
-            yield Static(run_table(self.run), id="run-details")
+            yield Static(run_table(self.run, self.account), id="run-details")

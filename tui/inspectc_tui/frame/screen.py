@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
 from inspectc.readers.breaks import distinct_breaks, stack_values
+from inspectc.readers.extras import failure_text
 from inspectc.readers.resume import resumed_function
 from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData, frame_key
@@ -77,7 +78,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
             out.append(")")
     if frame.failure is not None:
         out.append("\n failed: ", style="bold red")
-        out.append_text(literal(frame.failure.reason or frame.failure.fail_type, "red", one_line=True))
+        out.append_text(literal(failure_text(frame.failure), "red", one_line=True))
     return out
 
 
