@@ -27,3 +27,16 @@ def frame_v1(plain: dict[str, Any]) -> dict[str, Any]:
                 out.setdefault(key, extra.pop(key))
         out["metrics"] = {**metrics, "extra": extra}
     return out
+
+
+def recompiles(plain: dict[str, Any]) -> dict[str, Any]:
+    """Reports written before a recompile kept its failed guards (schema 2 as first written)
+    stored one entry per failed guard; a compile id has one ``recompile_reasons`` record, so
+    those entries are one recompile: the first (newest) with the others as ``failed``."""
+    entries = plain.get("recompiles")
+    if not isinstance(entries, list) or len(entries) < 2:
+        return plain
+    if not all(isinstance(e, dict) and not e.get("failed") for e in entries):
+        return plain
+    guards = [{k: e.get(k) for k in ("text", "earlier_compile_id", "guard")} for e in entries]
+    return {**plain, "recompiles": [{**entries[0], "failed": guards}]}

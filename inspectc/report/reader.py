@@ -170,6 +170,8 @@ class Report:
                     raise ReportError(f"{self.path}: corrupt frame entry ({_short(exc)})") from None
                 if isinstance(plain, dict) and self.schema_version < 2:
                     plain = migrate.frame_v1(plain)
+                if isinstance(plain, dict):
+                    plain = migrate.recompiles(plain)
                 frames.append(_load(Frame, plain, f"{self.path}: corrupt frame entry"))
             self._frames = frames
         return self._frames
