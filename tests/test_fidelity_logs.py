@@ -66,6 +66,19 @@ def test_a_log_whose_records_name_another_rank_is_refused(tmp_path: Path) -> Non
     assert not (tmp_path / "r.inspectc").exists()
 
 
+def test_records_of_two_ranks_in_one_log_are_refused(tmp_path: Path) -> None:
+    """rank_1's records appended to rank_0's log (past the lines import peeks at first)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    both = (LOGS / "ranks4" / "rank_0.log").read_text() + (LOGS / "ranks4" / "rank_1.log").read_text()
+    (folder / "rank_0.log").write_text(both)
+    proc = run_cli("import", str(folder), "-o", str(tmp_path / "r.inspectc"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "rank_0.log" in line and "records of rank 1" in line
+    assert not (tmp_path / "r.inspectc").exists()
+
+
 def test_two_logs_of_one_rank_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "logs"
     folder.mkdir()

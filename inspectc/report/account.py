@@ -3,7 +3,8 @@
 The builder (``trace/account.py``) writes one ``inspectc_account`` event per process: how many
 records it read, and per event name how many the model used and how many it kept raw (only
 in the events table). :func:`read_account` sums them over a report's processes (ranks). A
-report made before the account existed has none: :attr:`Account.recorded` is False.
+report made before the account existed has none, nor has a run killed before capture
+finished (the account is written at the end): :attr:`Account.recorded` is False.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Account:
     def figures(self) -> str:
         """ "4,120 records: 4,117 used, 3 kept raw" """
         if not self.recorded:
-            return "records: not accounted (a report made before inspectc kept an account)"
+            return "records: not accounted (made before inspectc kept an account, or its run was killed)"
         return f"{self.records:,} records: {self.used_count:,} used, {self.kept_raw_count:,} kept raw"
 
     def line(self) -> str:

@@ -31,9 +31,11 @@ class Phases:
     storages: int = 0
     expressions: list[str] = field(default_factory=list)  # symbolic expressions (dtrace)
     _open: dict[str, list[float]] = field(default_factory=dict)
+    _plain: dict[str, Any] | None = None  # plain() until the next record (frames freeze often)
 
     def feed(self, name: str, metadata: dict[str, Any], payload: str | None) -> bool:
         """Read one record of :data:`NAMES`; False when it holds nothing readable."""
+        self._plain = None
         if name == "chromium_event":
             return self._chromium(payload)
         body = metadata.get(name)
@@ -85,6 +87,11 @@ class Phases:
         return out
 
     def plain(self) -> dict[str, Any]:
+        if self._plain is None:
+            self._plain = self._build()
+        return self._plain
+
+    def _build(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.seconds:
             out["phases_s"] = {k: round(v, 6) for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])}
