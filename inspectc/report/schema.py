@@ -44,6 +44,13 @@ FORMAT = "inspectc-report"
 #      a version-2 report without changing its version (an older inspectc still opens it;
 #      readers look for the table, not the version). Kernel tables are unchanged.
 #      Also 3: ``run.options.kernel_harness`` (``inspectc run --kernel-harness``).
+#      Also 3 (additive; older reports read with the defaults): an ``inspectc_account``
+#      event per process (``account.py``: records used and kept raw, by name); a compile id
+#      Dynamo starts again is its own frame, keyed ``0/0#2`` (``CompileId.occurrence``); a
+#      recompile lists its failed guards (``Recompile.failed``; older per-guard entries are
+#      read as one recompile, ``migrate.recompiles``); ``metrics.extra`` may hold
+#      ``phases_s``, ``instants``, ``inputs``, ``expressions``, ``runtime`` and
+#      ``fx_graph_cache_key``.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
