@@ -119,14 +119,27 @@ def test_every_record_is_accounted_for(source: Path, tmp_path: Path) -> None:
     else:
         assert unused == {}
     # One entry per compile Dynamo started; the rest as the raw log has them.
-    assert len(frames) == raw["dynamo_starts"]
+    assert len([f for f in frames if f.id.frame is not None]) == raw["dynamo_starts"]
+    # a compiled-autograd compile without Dynamo frame ids ("!0") is an entry of its own
+    autograd = {(log, m["compiled_autograd_id"]) for log, m in _records(source) if _autograd_only(m)}
+    assert len([f for f in frames if f.id.frame is None]) == len(autograd)
     assert sum(len(f.graph_breaks) for f in frames) == raw["graph_breaks"]
     assert sum(len(f.recompiles) for f in frames) == raw["recompiles"]
     assert sum(1 for k in kernels if k.language != "extern") == raw["kernels"]
     assert sum(n for kind, n in graph_rows.items() if kind.startswith("output_code")) == raw["output_code"]
     assert graph_rows["dynamo"] == by_type["dynamo_output_graph"]
     if raw["frames"] == raw["dynamo_starts"]:  # no id compiled twice: restarts add up
-        assert sum(f.attempts for f in frames) == raw["attempts"]
+        assert sum(f.attempts for f in frames if f.id.frame is not None) == raw["attempts"]
+
+
+def _records(source: Path) -> list[tuple[Path, dict[str, Any]]]:
+    logs = [source] if source.is_file() else sorted(source.glob("*.log"))
+    return [(log, meta) for log in logs for meta in rawcount.records(log)]
+
+
+def _autograd_only(meta: dict[str, Any]) -> bool:
+    """A compiled-autograd compile with no Dynamo frame ids: its own entry ("!0")."""
+    return isinstance(meta.get("compiled_autograd_id"), int) and "frame_id" not in meta
 
 
 def crafted_log(tmp_path: Path) -> Path:

@@ -43,6 +43,7 @@ GRAPH_KINDS: dict[str, str] = {
     "fx_graph_runnable": "Runnable repro (fx_graph_runnable)",
     "output_code": "Inductor output code",
     "guards": "Guards (raw tree)",
+    "compiled_autograd": "Compiled autograd graph",
 }
 
 

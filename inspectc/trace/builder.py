@@ -32,7 +32,6 @@ _QUIET = {
     "guard_added",
     "propagate_real_tensors",
     "str",
-    "dump_file",
     "link",
 }
 
@@ -53,6 +52,7 @@ _GRAPH_EVENTS = {
     "artifact:after_pre_grad_graph": "pre_grad",
     "artifact:fx_graph_runnable": "fx_graph_runnable",
     "dynamo_cpp_guards_str": "guards",
+    "compiled_autograd_graph": "compiled_autograd",  # on the compiled-autograd id ("!0")
 }
 
 # inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`.

@@ -140,7 +140,8 @@ class RunRecordsBuilder:
             return key is not None
         if cid is not None and name in (artifacts.COLLECTIVE_SCHEDULE, artifacts.RUNTIME_ESTIMATES):
             return self._collectives(name, payload, cid, rank)
-        if name.startswith("artifact:") and name not in READ_ELSEWHERE:
+        if name == "dump_file" or (name.startswith("artifact:") and name not in READ_ELSEWHERE):
+            # dump_file: the source of an FX <eval_with_key> file Dynamo traced (text kept)
             self._catalogue(name, metadata, payload, cid, rank)
             return True
         return False

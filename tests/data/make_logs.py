@@ -25,6 +25,8 @@ Scenarios (all CPU):
                      1/0 restart (attempt _1)
     messages         a user's graph_break(msg=...) (two lines) and a backend that raises a
                      two-line RuntimeError (backend="eager" and a custom backend)
+    rare             records few runs write: a compiled fx.GraphModule (dump_file) and a
+                     backward under compiled autograd (compiled_autograd_graph); eager backend
     multi_recompile  dynamic=False, 4 shapes: recompiles list one failed guard per entry
     ranks4           torchrun --nproc_per_node 4, gloo: DDP of an aot_eager-compiled MLP plus
                      an Inductor-compiled fn; rank 2 feeds DDP another batch size on step 2
@@ -157,6 +159,22 @@ try:
     torch.compile(g, backend=broken)(torch.randn(8))
 except Exception:
     pass
+""",
+    "rare": """
+import torch.fx
+from torch._dynamo import compiled_autograd
+
+class M(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2
+
+gm = torch.fx.symbolic_trace(M())          # eval_with_key code: Dynamo logs it (dump_file)
+torch.compile(lambda x: gm(x) + 1, backend="eager")(torch.randn(4))
+
+lin = nn.Linear(4, 4)
+step = torch.compile(lambda x: lin(x).sum(), backend="eager")
+with compiled_autograd._enable(torch.compile(backend="eager")):  # compiled_autograd_graph
+    step(torch.randn(2, 4)).backward()
 """,
     "multi_recompile": """
 f = torch.compile(lambda x: torch.relu(x) + 1, dynamic=False)
@@ -396,6 +414,7 @@ def write_counts() -> None:
         "cache_seq": "one function: cold FX-cache miss, `reset()` + hit, `reset()` + float64 miss; `0/0` three times",
         "restart": "graph break inside an inlined helper: frame 0 restarts (`0/0_1`)",
         "messages": "a user's `graph_break(msg=...)` of two lines, and a backend raising a two-line `RuntimeError`",
+        "rare": "a compiled `fx.GraphModule` (`dump_file`) and a backward under compiled autograd (`compiled_autograd_graph`), eager backend",
         "multi_recompile": "`dynamic=False`, shapes 2,3,4,5: recompiles with one failed guard per earlier entry",
         "ranks4": "torchrun 4 ranks, gloo DDP + torch.compile; rank 2 has a graph break and recompiles (other batch size)",
         "training": "2-layer MLP, compiled model + compiled `opt.step` (SGD), 3 steps (forward, backward, optimizer); the 2 graph breaks are torch.optim's own",

@@ -67,3 +67,18 @@ async def test_a_recompile_shows_each_failed_guard(tmp_path: Path) -> None:
         await settle(pilot)
         later = text_of(app, "#recompile-info")
         assert later.count("Guard failed later") == 3  # 0/1, 0/2 and 0/3 each failed 0/0's guard
+
+
+@sync
+async def test_four_ranks_count_as_the_summary_does(tmp_path: Path) -> None:
+    report = tmp_path / "ranks.inspectc"
+    import_logs(LOGS / "ranks4", report)
+    with open_report(report) as opened:
+        kernels, frames = len(opened.kernels), len(opened.frames)
+    app = RecordingApp(report)
+    async with app.run_test(size=SIZE) as pilot:
+        data = (await loaded(pilot)).data
+        assert data is not None
+        assert (data.totals.kernels, data.totals.frames) == (kernels, frames)
+        assert sorted({f.rank for f in data.frames}) == [0, 1, 2, 3]
+        assert f"{kernels} kernels" in screen_text(app)
