@@ -232,3 +232,16 @@ def test_a_break_read_from_restart_reasons_has_a_place(tmp_path: Path) -> None:
         assert isinstance(gb["hints"], list) and isinstance(gb["user_stack"], list)
     for group in data["graph_breaks"]:
         assert isinstance(group["filename"], str) and isinstance(group["line"], int)
+
+
+def test_compiled_autograd_and_dump_file_records_are_read(tmp_path: Path) -> None:
+    log = LOGS / "rare" / "trace.log"
+    _, data, _ = imported(log, tmp_path)
+    raw = {rawcount.event_name(m): p for m, p in rawcount.iter_payloads(log)}
+    (autograd,) = [f for f in data["frames"] if f["compile_id"] == "!0"]
+    assert (
+        autograd["status"] == "ok"
+        and autograd["graphs"]["compiled_autograd"] == raw["compiled_autograd_graph"]
+    )
+    dumped = sum(1 for m in rawcount.records(log) if rawcount.event_name(m) == "dump_file")
+    assert sum(a["count"] for a in data["artifacts"] if a["name"] == "dump_file") == dumped == 2

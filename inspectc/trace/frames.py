@@ -91,7 +91,7 @@ class FrameState:
             status = STATUS_FAILED
         elif self.graph_breaks:
             status = STATUS_GRAPH_BREAK
-        elif not self.finished:
+        elif not self.finished and not self._autograd_graph():
             status = STATUS_COMPILING
         elif self.empty:
             status = STATUS_EMPTY
@@ -103,7 +103,7 @@ class FrameState:
             rank=self.rank,
             id=CompileId.parse(self.compile_id, self.rank),
             ordinal=self.ordinal,
-            function=self.function,
+            function=self.function or ("compiled autograd" if self._autograd_graph() else None),
             filename=self.filename,
             line=self.line,
             user_stack=self.user_stack,
@@ -134,6 +134,11 @@ class FrameState:
             if key in data:
                 extra["backward_" + key] = data[key]
         self.metrics = replace(self.metrics, extra=extra)
+
+    def _autograd_graph(self) -> bool:
+        """A compiled-autograd id with no Dynamo frame ("!0"): its graph is all it has (the
+        frames that compile it, "!0/2/0", finish on their own)."""
+        return "compiled_autograd" in self.graph_kinds and "/" not in self.compile_id
 
     def _extra(self) -> dict[str, Any]:
         extra = self.phases.plain()
