@@ -13,9 +13,11 @@ import subprocess
 import sys
 import textwrap
 import weakref
+from collections import Counter
 from pathlib import Path
 
 import pytest
+import rawcount
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
 from inspectc.report.open import open_report
@@ -67,6 +69,14 @@ def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.Fix
     with open_report(run.report) as report:
         frames = report.frames
         assert len(frames) == raw_count(run, "compilation_metrics")
+        # every record capture saw is accounted for, as the trace log torch wrote counts them
+        account = report.account
+        seen = Counter(account.used) + Counter(account.kept_raw)
+        own = {name: n for name, n in seen.items() if name.startswith("inspectc_")}  # capture's own
+        by_type: Counter[str] = Counter()
+        for log in sorted(run.trace_dir.glob("*.log")):
+            by_type.update(rawcount.count_by_type(log))
+        assert seen - Counter(own) == by_type and account.kept_raw == {}
         breaks = [gb for f in frames for gb in f.graph_breaks]
         assert len(breaks) == raw_count(run, "dynamo_graph_break_reason")
         lines = {(Path(gb.filename or "").name, gb.line) for gb in breaks}
@@ -82,9 +92,11 @@ def test_graph_breaks_counts_match_the_raw_trace(which: str, request: pytest.Fix
             assert gb.user_stack[-1].line == gb.line
         recompiled = [f for f in frames if f.recompiles]
         assert len(recompiled) == raw_count(run, "recompile_reasons")
-        texts = " ".join(r.text for f in recompiled for r in f.recompiles)
+        assert all(len(f.recompiles) == 1 for f in recompiled)  # one per recompile_reasons record
+        failed = [g for f in recompiled for r in f.recompiles for g in r.failed_guards]
+        texts = " ".join(g.text for g in failed)
         assert "size mismatch" in texts and "dtype" in texts
-        assert all(r.earlier_compile_id for f in recompiled for r in f.recompiles)
+        assert all(g.earlier_compile_id for g in failed)
         ok = [f for f in frames if f.kernel_count]
         assert ok, "no frame produced kernels"
         for f in frames:
