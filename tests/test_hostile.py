@@ -145,6 +145,11 @@ def bad_file(kind: str, folder: Path) -> tuple[Path, str]:
         copy_golden(folder, path.name)
         edit(path, ("UPDATE meta SET value = '999' WHERE key = 'schema_version'", ()))
         return path, "upgrade inspectc"
+    if kind in ("negative-schema", "schema-zero"):  # below 1: never written by any inspectc
+        copy_golden(folder, path.name)
+        version = "-1" if kind == "negative-schema" else "0"
+        edit(path, ("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,)))
+        return path, f"report schema {version} is not a schema inspectc ever wrote"
     if kind == "json-file":
         path.write_text(run_cli("export", str(GOLDEN)).stdout)
         return path, "not an inspectc report"
@@ -179,6 +184,8 @@ BAD_KINDS = [
     "truncated",
     "another-sqlite",
     "newer-schema",
+    "negative-schema",
+    "schema-zero",
     "json-file",
     "100mb-not-a-report",
     "deep-run-json",
@@ -596,6 +603,44 @@ def test_fuzz_inputs_are_real() -> None:
     assert len(BASE_LOG) > 50 and GOLDEN_BYTES.startswith(b"SQLite format 3\x00")
     with open_report(GOLDEN) as r:
         assert isinstance(r, Report) and r.frames
+
+
+EMPTY_PATH_COMMANDS = [
+    ["summary", ""],
+    ["export", ""],
+    ["kernels", ""],
+    ["check", ""],
+    ["graph", ""],
+    ["share", ""],
+    ["share", "--check", ""],
+    ["tui", ""],
+    ["tui", "", "--follow"],
+    ["import", "", "-o", "x.inspectc"],
+    ["merge", "", "-o", "m.inspectc"],
+    ["diff", "", "r.inspectc"],
+    ["export", "r.inspectc", "-o", ""],
+    ["share", "r.inspectc", "-o", ""],
+    ["import", "t.log", "-o", ""],
+    ["run", ""],
+    ["run", "-m", ""],
+    ["run", "-o", "", "s.py"],
+]
+
+
+def test_an_empty_path_is_refused_not_the_current_folder(tmp_path: Path, traces_dir: Path) -> None:
+    """``Path("")`` is ``.``: ``summary ""`` opened the folder it ran in. Here that folder holds
+    a report, a log and a script, so any command that took "" for "." would succeed."""
+    copy_golden(tmp_path, "r.inspectc")
+    shutil.copyfile(traces_dir / "simple.log", tmp_path / "t.log")
+    (tmp_path / "s.py").write_text("print('the script ran')\n")
+    (tmp_path / "__main__.py").write_text("print('the folder ran')\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args in EMPTY_PATH_COMMANDS:
+        proc = run_cli(*args, cwd=tmp_path, timeout=60)
+        line = one_clear_line(proc)
+        assert "(an empty path)" in line or "give a script to run" in line, (args, line)
+        assert "ran" not in proc.stdout, args
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
 
 
 # -- every text field planted, every command through a terminal (issue 17, items 4 and 13) -----

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPORTS, inspectc_cmd, run_cli, shared_traces
+from conftest import REPORTS, inspectc_cmd, run_cli
 
 from inspectc.report.open import open_report
 
@@ -659,7 +659,7 @@ LONG = "/".join(["d" * 200] * 25)  # 5,000 characters
 READERS = ["summary", "export", "kernels", "share", "check", "tui", "graph", "import"]
 
 
-def os_error_cases(tmp_path: Path) -> list[tuple[str, list[str], dict[str, str]]]:
+def os_error_cases(tmp_path: Path, traces: Path) -> list[tuple[str, list[str], dict[str, str]]]:
     report = tmp_path / "r.inspectc"
     shutil.copyfile(GOLDEN, report)
     (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
@@ -667,7 +667,7 @@ def os_error_cases(tmp_path: Path) -> list[tuple[str, list[str], dict[str, str]]
     (tmp_path / "dir.dot").mkdir()
     odd = tmp_path / os.fsdecode(b"r\xff.inspectc")  # not UTF-8
     shutil.copyfile(GOLDEN, odd)
-    r, loop, log = str(report), str(tmp_path / "loop1"), str(ROOT_TRACES / "simple.log")
+    r, loop, log = str(report), str(tmp_path / "loop1"), str(traces / "simple.log")
     strict = {"PYTHONIOENCODING": "utf-8:strict"}
     cases = [(f"{c} LONG", [c, LONG], {}) for c in READERS]
     cases += [
@@ -692,14 +692,9 @@ def os_error_cases(tmp_path: Path) -> list[tuple[str, list[str], dict[str, str]]
     return cases + ok
 
 
-ROOT_TRACES = shared_traces() or Path("/nonexistent")
-
-
-def test_os_errors_of_user_paths_are_one_line(tmp_path: Path) -> None:
-    if not (ROOT_TRACES / "simple.log").exists():
-        pytest.skip("shared traces are not here")
+def test_os_errors_of_user_paths_are_one_line(tmp_path: Path, traces_dir: Path) -> None:
     failures = []
-    for label, args, env in os_error_cases(tmp_path):
+    for label, args, env in os_error_cases(tmp_path, traces_dir):
         proc = run_cli(*args, cwd=tmp_path, env=env, timeout=120)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         expected_ok = "not-UTF-8" in label
@@ -727,3 +722,26 @@ def test_unwritable_outputs_are_one_line(tmp_path: Path) -> None:
             refused(run_cli(*args), "Read-only file system")
     finally:
         subprocess.run(["umount", str(ro)], check=False)
+
+
+def test_run_module_whose_package_init_raises(tmp_path: Path) -> None:
+    """``run -m pkg.sub`` found the module by importing ``pkg`` before capture: its error came as
+    a traceback from inspectc's own code, and no report. Now it is the script's error: its
+    traceback (from the package's file), the script's exit code and a report that says so."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("raise RuntimeError('init failed on purpose')\n")
+    (tmp_path / "pkg" / "sub.py").write_text("print('sub ran')\n")
+    proc = run_cli("run", "-q", "-m", "pkg.sub", cwd=tmp_path, env=ENV, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    frames = re.findall(r'File "([^"]+)"', proc.stderr)
+    assert frames and str(tmp_path / "pkg" / "__init__.py") in frames, proc.stderr
+    assert not [f for f in frames if "/inspectc/" in f], frames  # none of inspectc's own frames
+    assert "RuntimeError: init failed on purpose" in proc.stderr and "sub ran" not in proc.stdout
+    with open_report(tmp_path / "sub.inspectc") as r:
+        assert r.run.exit_code == 1 and "init failed on purpose" in (r.run.exception or "")
+    for name, phrase in (
+        ("pkg.nosuch", "no module named 'pkg.nosuch'"),
+        ("os.path.x", "'os' is not a package"),
+    ):
+        missing = run_cli("run", "-m", name, cwd=tmp_path, env=ENV)
+        refused(missing, phrase)

@@ -6,6 +6,7 @@ Sets ``sys.argv``, ``sys.path[0]`` and a fresh ``__main__`` module; the script's
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import signal
@@ -55,10 +56,21 @@ def prepare_script(path: str) -> types.CodeType:
 
 
 def check_module(name: str) -> None:
-    """Find *name* the way ``python -m`` does: with the current directory first on the path."""
+    """Find *name* the way ``python -m`` does (the current directory first on the path), without
+    running any package's ``__init__``: a package that raises is the script's error, shown with
+    its traceback under capture, not inspectc's."""
     sys.path[0] = os.getcwd()
+    parts = name.split(".")
+    if not all(parts):
+        raise UsageError(f"no module named '{name}' (not a module name)")
     try:
-        spec = importlib.util.find_spec(name)
+        spec = importlib.util.find_spec(parts[0])
+        for depth in range(1, len(parts)):
+            if spec is None or spec.submodule_search_locations is None:
+                raise UsageError(f"no module named '{name}' ('{'.'.join(parts[:depth])}' is not a package)")
+            spec = importlib.machinery.PathFinder.find_spec(
+                ".".join(parts[: depth + 1]), list(spec.submodule_search_locations)
+            )
     except (ImportError, ValueError) as exc:
         raise UsageError(f"no module named '{name}' ({exc})") from None
     if spec is None:

@@ -139,6 +139,8 @@ def cmd_run(argv: Sequence[str]) -> int:
     opts = _run_parser().parse_args(own)
     window = parse_window(opts.profile_window)
     config = parse_config(opts.config)
+    if opts.output == "" or opts.module == "":
+        raise UsageError("inspectc run: no path given (an empty path)")
     from inspectc.capture import runner  # no torch yet: bad input fails fast
 
     if opts.module:
@@ -147,7 +149,7 @@ def cmd_run(argv: Sequence[str]) -> int:
         code = None
         script_argv = rest
     else:
-        if not rest:
+        if not rest or not rest[0]:
             raise UsageError("inspectc run: give a script to run (or -m module)")
         code = runner.prepare_script(rest[0])
         stem = Path(rest[0]).stem or "run"
@@ -354,6 +356,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+PATH_ARGUMENTS = ("report", "a", "b", "reports", "path", "output", "output_dir")
+
+
+def refuse_empty_paths(args: argparse.Namespace) -> None:
+    """An empty path is a mistake, not the current folder (``Path("")`` is ``.``)."""
+    for name in PATH_ARGUMENTS:
+        value = getattr(args, name, None)
+        if value == "" or (isinstance(value, list) and "" in value):
+            raise UsageError(
+                "no path given (an empty path)" if name != "report" else "no report given (an empty path)"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -367,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        refuse_empty_paths(args)
         return int(args.func(args) or 0)
     except InspectcError as exc:  # messages quote report text and file names: sanitized
         print(f"inspectc: {printable(str(exc))}", file=sys.stderr)

@@ -17,11 +17,11 @@ FOLLOW_HELP = "follow a report that `inspectc run` is still writing: frames appe
 def run_tui(path: str, *, follow: bool = False) -> int:
     """Check *path* opens (one clear error line if not), then run the app.
 
-    A directory (per-rank reports, merged when loaded) is checked by the loader, which
+    An empty path is refused here (``Path("")`` is the current folder). A directory (per-rank reports, merged when loaded) is checked by the loader, which
     shows any error in the app. Followed, a report not there yet is waited for (the run
     creates it when capture starts).
     """
-    if not Path(path).is_dir() and not (follow and not Path(path).exists()):
+    if not path or (not Path(path).is_dir() and not (follow and not Path(path).exists())):
         open_report(path).close()
     from inspectc_tui.app import InspectcApp
 
