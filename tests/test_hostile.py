@@ -768,12 +768,28 @@ def _through_a_terminal(args: list[str], cwd: Path, timeout: float = 120) -> tup
     return os.waitstatus_to_exitcode(status), bytes(out)
 
 
-def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path) -> None:
+def planted_log(folder: Path, evil: str, source: Path) -> Path:
+    """A real TORCH_TRACE log named with *evil*, ending in a record of a kind nobody knows
+    whose name and fields hold *evil*, and a line that is no record at all."""
+    log = folder / ("trace" + evil.replace("/", "|") + ".log")
+    unknown = json.dumps({"evil_record" + evil: {"text": evil}, "frame_id": 0, "frame_compile_id": 0})
+    tail = f"V1206 15:18:18.000000 1 torch/x{evil.replace(' ', '')}.py:1] {unknown}\n"
+    log.write_text(source.read_text() + tail + f"not a record {evil}\n")
+    return log
+
+
+def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path, traces_dir: Path) -> None:
+    """Every command, run on a report with OSC 52, CSI 2J and OSC 8 in every text field (and
+    on a log, a bundle, a merged report made from it), writes none of them to the terminal."""
     evil = TERMINAL_ESCAPES + SOCIAL
     report = planted_report(tmp_path / "evil.inspectc", evil)
     other = planted_report(tmp_path / "other.inspectc", evil, GOLDEN)
+    log = planted_log(tmp_path, evil, traces_dir / "simple.log")
     with open_report(report) as r:
         cid = next(f.compile_id for f in r.frames if "post_grad" in f.graph_kinds)
+    bundle = tmp_path / "shared" / "evil.share.zip"
+    named = tmp_path / ("named" + evil.replace("/", "|") + ".inspectc")  # escapes in a file name
+    shutil.copyfile(GOLDEN, named)
     commands = [
         ["summary", str(report)],
         ["export", str(report), "--pretty"],
@@ -788,12 +804,34 @@ def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path) -> None:
         ["graph", str(report), "--frame", "nope"],
         ["graph", str(report), "--frame", cid],
         ["merge", str(report), str(other), "-o", str(tmp_path / "merged.inspectc")],
-        ["summary", str(tmp_path / "merged.inspectc")],
+        ["summary", str(tmp_path / "merged.inspectc")],  # the ranks table
+        ["kernels", str(tmp_path / "merged.inspectc")],
+        ["check", str(tmp_path / "merged.inspectc"), "--max-recompiles", "0"],
+        ["kernels", str(report), "--frame", cid],
+        ["share", "--check", str(bundle)],
+        ["share", str(report), "--no-redact", "--html", "-o", str(tmp_path / "raw")],
+        ["share", "--check", str(tmp_path / "raw" / "evil.share.zip")],
+        ["summary", str(bundle)],
+        ["graph", str(report), "-o", str(tmp_path / "breaks.dot")],
+        ["import", str(log), "-o", str(tmp_path / "imported.inspectc")],
+        ["summary", str(tmp_path / "imported.inspectc")],
+        ["export", str(tmp_path / "imported.inspectc"), "-o", str(tmp_path / "imported.json")],
+        ["import", str(tmp_path / ("missing" + evil.replace("/", "|")))],
+        ["summary", str(tmp_path / ("missing" + evil.replace("/", "|")))],
+        ["summary", str(named)],
+        ["kernels", str(named)],
+        ["check", str(named), "--max-frames", "0"],
+        ["share", str(named), "--html", "-o", str(tmp_path / "named")],
+        ["graph", str(named), "-o", str(tmp_path / "named.svg")],
+        ["export", str(named), "-o", str(named) + ".json"],
+        ["merge", str(named), "-o", str(named) + ".merged.inspectc"],
+        ["diff", str(named), str(report)],
     ]
     leaks = []
     for args in commands:
         code, out = _through_a_terminal(args, tmp_path)
         assert b"Traceback" not in out, (args, out[-2000:])
+        assert out.strip() or args[0] in ("export",), args  # the terminal did see the command's output
         assert code in (0, 1, 2), (args, code, out[-2000:])
         text = out.decode("utf-8", "replace")
         found = sorted({f"U+{ord(ch):04X}" for ch in text if ch in "\x1b\x07\x9b\x85\u202e\u2066\u2028"})

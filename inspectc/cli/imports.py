@@ -90,7 +90,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
     result = import_logs(source, output, argv=["inspectc", "import", args.path])
     if not args.quiet:
-        print(result.describe(), file=sys.stderr)
+        print(printable(result.describe()), file=sys.stderr)
     return 0
 
 
@@ -114,9 +114,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
     ranks = ", ".join(str(i.rank) for i in result.inputs if i.rank is not None)
     note = " (numbered by position: the inputs had no rank, or the same one)" if result.renumbered else ""
     print(
-        f"inspectc merge: {len(result.inputs)} reports -> {result.output}"
-        + (f", ranks {ranks}" if ranks else "")
-        + note,
+        printable(
+            f"inspectc merge: {len(result.inputs)} reports -> {result.output}"
+            + (f", ranks {ranks}" if ranks else "")
+            + note
+        ),
         file=sys.stderr,
     )
     return 0

@@ -80,7 +80,9 @@ def cmd_share(args: argparse.Namespace) -> int:
     if not args.no_redact:
         print(f"inspectc share: replaced {shared.replaced}", file=sys.stderr)
     print(
-        f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})",
+        printable(
+            f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})"
+        ),
         file=sys.stderr,
     )
     return 0
