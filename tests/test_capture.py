@@ -240,3 +240,83 @@ def test_capture_stop_cycles_free_their_captures_and_builders(tmp_path: Path) ->
     with open_report(tmp_path / "cycle2.inspectc") as report:
         (frame,) = report.frames  # the third compile of fn, recorded only by the third capture
         assert frame.recompiles and frame.kernel_count >= 1
+
+
+OPTIONS_SCRIPT = """
+import json, sys
+import torch
+import torch._dynamo.config as dynamo_config
+import torch._inductor.config as inductor_config
+
+dynamo_config.capture_scalar_outputs = True
+dynamo_config.cache_size_limit = 17  # an alias: recorded as recompile_limit
+inductor_config.fallback_random = True
+
+def f(x):
+    return torch.sin(x) * 2
+
+def g(x):
+    return torch.cos(x) + 1
+
+tuned = torch.compile(f, mode="max-autotune-no-cudagraphs", fullgraph=True, dynamic=False)
+plain = torch.compile(g, backend="eager")
+tuned(torch.randn(8)); plain(torch.randn(8))
+json.dump({"dynamo": {"capture_scalar_outputs": dynamo_config.capture_scalar_outputs,
+                      "recompile_limit": dynamo_config.recompile_limit},
+           "inductor": {"fallback_random": inductor_config.fallback_random}}, sys.stdout)
+"""
+
+DEFAULTS_SCRIPT = """
+import json, sys
+import torch._dynamo.config as d, torch._inductor.config as i
+json.dump({"dynamo": {k: repr(v) for k, v in d.get_config_copy().items()},
+           "inductor": {k: repr(v) for k, v in i.get_config_copy().items()}}, sys.stdout)
+"""
+
+
+def test_run_records_compile_options_and_non_default_config(tmp_path: Path) -> None:
+    """backend, mode, dynamic and fullgraph of each torch.compile call, and every Dynamo and
+    Inductor option unlike a fresh interpreter's (run.options.config; capture's own are not);
+    the summary, the run dialog's rows and the share Markdown show them."""
+    script = tmp_path / "opts.py"
+    script.write_text(OPTIONS_SCRIPT)
+    report = tmp_path / "opts.inspectc"
+    env = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
+    proc = run_cli("run", "-o", str(report), str(script), cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    set_by_script = json.loads(proc.stdout)
+    fresh = subprocess.run(
+        [sys.executable, "-c", DEFAULTS_SCRIPT], capture_output=True, text=True, check=True, timeout=300
+    )
+    defaults = json.loads(fresh.stdout)
+    with open_report(report) as r:
+        options = r.run.options
+    calls = {b.name: b for b in options.compile_backends}
+    assert set(calls) == {"inductor", "eager"}
+    assert calls["inductor"].mode == "max-autotune-no-cudagraphs" and calls["inductor"].fullgraph is True
+    assert calls["inductor"].dynamic is False and calls["inductor"].options.get("max_autotune") is True
+    assert calls["eager"].fullgraph is False and calls["eager"].mode is None
+    assert options.config is not None
+    recorded = {c.key: c.value for c in options.config if c.origin == "run"}
+    for which in ("dynamo", "inductor"):
+        for name, value in set_by_script[which].items():
+            assert recorded.get(f"{which}.{name}") == repr(value), (which, name, recorded)
+    for key, value in recorded.items():  # each differs from a fresh interpreter's default
+        which, _, name = key.partition(".")
+        if which in defaults:
+            assert name in defaults[which] and defaults[which][name] != value, (key, value)
+    own = {"inductor.trace.provenance_tracking_level", "inductor.cpp.enable_kernel_profile"}
+    assert not own & set(recorded)  # capture's own switches are restored before the run is recorded
+
+    summary = run_cli("summary", str(report), check=True).stdout
+    assert "inductor (mode=max-autotune-no-cudagraphs, " in summary and "fullgraph" in summary
+    assert "dynamo.capture_scalar_outputs=True" in summary and "inductor.fallback_random=True" in summary
+    from inspectc.readers.options import option_rows
+
+    rows = option_rows(options)  # what the TUI's run dialog (i) lists
+    assert any("fullgraph=True" in v and "mode=max-autotune-no-cudagraphs" in v for _, v in rows), rows
+    assert any("dynamo.recompile_limit=17" in v for _, v in rows), rows
+    shared = run_cli("share", str(report), "-o", str(tmp_path / "shared"), check=True)
+    assert shared.returncode == 0
+    markdown = (tmp_path / "shared" / "opts.share.md").read_text()
+    assert "mode=max-autotune-no-cudagraphs" in markdown and "inductor.fallback_random=True" in markdown

@@ -17,7 +17,7 @@ import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
 from inspectc.readers import extras as compile_extras
-from inspectc.report.model import CompileBackend, CudaGraphs
+from inspectc.report.model import CudaGraphs
 from inspectc.report.open import open_report
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
@@ -145,7 +145,8 @@ def test_dynamic_true_symbols_and_shape_guards(captures: Captures) -> None:
         assert len(shapes.guards) == raw_count(run, "guard_added_fast")
         # The shape-env guards also sit in the guard tree, by source.
         assert any("L['x'].size()[0]" in g.code for g in frame.guards)
-        assert report.run.options.compile_backends == (CompileBackend(name="inductor", dynamic=True),)
+        (call,) = report.run.options.compile_backends
+        assert (call.name, call.dynamic, call.mode, call.fullgraph) == ("inductor", True, "default", False)
     assert "Symbolic shapes" in run.proc.stderr and f"{x0}=L['x'].size()[0]" in run.proc.stderr
 
 
@@ -163,6 +164,7 @@ def test_fullgraph_error_becomes_a_report_naming_the_break(captures: Captures) -
         assert frame.failure is not None and frame.failure.fail_type == "Unsupported"
         assert frame.failure.line == line and Path(frame.failure.filename or "").name == "compile_modes.py"
         assert "print" in (frame.failure.reason or "")
+        assert [b.fullgraph for b in report.run.options.compile_backends] == [True]
     summary = run_cli("summary", str(run.report), check=True).stdout
     failed = summary.split("Failed frames (1)", 1)[1].splitlines()[1]
     assert f"compile_modes.py:{line}" in failed and "graph break [GB" in failed

@@ -301,30 +301,70 @@ def add_autotune_feedback(saver: Callable[..., None]) -> Restore | None:
 
 # -- backends -----------------------------------------------------------------------------------
 def compile_backends() -> tuple[CompileBackend, ...] | None:
-    """The backends the run's ``torch.compile`` calls asked for: None when nothing compiled.
+    """The ``torch.compile`` calls of the run: backend, its options, mode, dynamic, fullgraph.
+    None when nothing compiled.
 
-    ``torch._dynamo.eval_frame.cached_backends`` (id -> backend callable; Inductor's
-    ``_TorchCompileInductorWrapper`` carries ``compiler_name``, ``config``, ``dynamic``).
+    Each call leaves an ``OptimizeContext`` (``fullgraph``, its callback wrapping the backend
+    in ``_torchdynamo_orig_backend``); ``torch._dynamo.eval_frame.cached_backends`` holds every
+    backend (Inductor's ``_TorchCompileInductorWrapper`` carries ``compiler_name``, ``config``
+    and ``dynamic``). The contexts are found once, at the end, among live objects.
     """
     eval_frame = sys.modules.get("torch._dynamo.eval_frame")
     cached = getattr(eval_frame, "cached_backends", None)
     if not isinstance(cached, dict):
         return None
+    fullgraph = _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))
     used: list[CompileBackend] = []
     for backend in list(cached.values()):
         if backend is None:
             continue
         name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
         config = getattr(backend, "config", None) or getattr(backend, "kwargs", None)
+        options = {str(k): _plain(v) for k, v in config.items()} if isinstance(config, dict) else {}
         dynamic = getattr(backend, "dynamic", None)
         entry = CompileBackend(
             name=str(name or type(backend).__name__),
-            options={str(k): _plain(v) for k, v in config.items()} if isinstance(config, dict) else {},
+            options=options,
             dynamic=None if dynamic is None else bool(dynamic),
+            mode=_inductor_mode(options) if name == "inductor" else None,
+            fullgraph=fullgraph.get(id(backend)),
         )
         if entry not in used:
             used.append(entry)
     return tuple(used)
+
+
+def _fullgraph_by_backend(context_type: object) -> dict[int, bool]:
+    """id(backend) -> fullgraph, from the live ``OptimizeContext`` objects."""
+    import gc
+
+    if not isinstance(context_type, type):
+        return {}
+    found: dict[int, bool] = {}
+    for obj in gc.get_objects():
+        if type(obj) is not context_type:  # type(): a weak proxy's isinstance() may raise
+            continue
+        backend = getattr(obj, "callback", None)
+        for _ in range(8):  # CatchErrorsWrapper -> ConvertFrame(Assert) -> the backend
+            inner = getattr(backend, "_torchdynamo_orig_backend", None)
+            if inner is None:
+                break
+            backend = inner
+        flag = getattr(obj, "fullgraph", None)
+        if backend is not None and isinstance(flag, bool):
+            found[id(backend)] = found.get(id(backend), False) or flag
+    return found
+
+
+def _inductor_mode(options: dict[str, Any]) -> str | None:
+    """The mode whose options Inductor applied (the largest that fits), "default" for none."""
+    inductor = sys.modules.get("torch._inductor")
+    list_mode_options = getattr(inductor, "list_mode_options", None)
+    if list_mode_options is None:
+        return None
+    modes = list_mode_options()
+    fits = [m for m, opts in modes.items() if all(options.get(k) == v for k, v in opts.items())]
+    return max(fits, key=lambda m: len(modes[m]), default=None)
 
 
 def registered_backends() -> tuple[str, ...] | Missing | None:

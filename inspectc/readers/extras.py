@@ -91,16 +91,27 @@ def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str
 
 
 def backend_line(options: RunOptions) -> str | None:
-    """``torch.compile: aot_eager · registered backends: ...`` when a run used another backend
-    than plain Inductor (or Inductor with mode options); None otherwise."""
+    """``torch.compile: aot_eager (fullgraph) · registered backends: ...`` when a run used another
+    backend than plain Inductor, a mode, dynamic or fullgraph; None otherwise."""
     used = options.compile_backends
-    if not used or all(b.name == "inductor" and not b.options for b in used):
+    plain = all(
+        b.name == "inductor"
+        and not b.options
+        and b.dynamic is None
+        and not b.fullgraph
+        and b.mode in (None, "default")
+        for b in used
+    )
+    if not used or plain:
         return None
     parts = []
     for b in used:
-        flags = [k if v is True else f"{k}={v}" for k, v in b.options.items() if v is not False]
+        flags = [f"mode={b.mode}"] if b.mode not in (None, "default") else []
+        flags += [k if v is True else f"{k}={v}" for k, v in b.options.items() if v is not False]
         if b.dynamic is not None:
             flags.append(f"dynamic={b.dynamic}")
+        if b.fullgraph:
+            flags.append("fullgraph")
         parts.append(b.name + (f" ({', '.join(flags)})" if flags else ""))
     line = "torch.compile: " + "; ".join(parts)
     if any(b.name != "inductor" for b in used) and options.registered_backends:

@@ -264,6 +264,8 @@ class CompileBackend:
     name: str
     options: dict[str, Any] = field(default_factory=dict)
     dynamic: bool | None = None
+    mode: str | None = None  # Inductor's mode, known from the options it applied
+    fullgraph: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -51,6 +51,8 @@ FORMAT = "inspectc-report"
 #      read as one recompile, ``migrate.recompiles``); ``metrics.extra`` may hold
 #      ``phases_s``, ``instants``, ``inputs``, ``expressions``, ``runtime`` and
 #      ``fx_graph_cache_key``.
+#      Also 3: a ``CompileBackend`` carries ``mode`` and ``fullgraph`` (new fields with
+#      defaults: older reports read them as "not recorded").
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

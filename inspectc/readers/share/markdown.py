@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc import __version__
+from inspectc.readers import extras as compile_extras
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
 from inspectc.readers.roofline import bench_cells
 from inspectc.readers.text import no_mentions, one_line, printable, short_path
@@ -132,6 +133,12 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         run_lines.append(("ranks", f"rank {run.rank} of {run.world_size}"))
     if run.exception:
         run_lines.append(("exception", one_line(run.exception, LINE_CAP)))
+    backends = compile_extras.backend_line(run.options)
+    if backends:
+        run_lines.append(("torch.compile", backends.removeprefix("torch.compile: ")))
+    config = compile_extras.config_line(run.options)
+    if config:
+        run_lines.append(("config", config.removeprefix("torch config not at defaults: ")))
     timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
     return ShareInfo(
         title=title,
