@@ -204,7 +204,7 @@ def _check_run_output(output: Path, script: str | None) -> None:
     """Refuse, before the script runs, a report path that would replace the script or a file
     that is not a report (a directory or a device is the writer's: the script runs uncaptured)."""
     from inspectc.cli.output import shown, why
-    from inspectc.report.writer import replaceable_report
+    from inspectc.report.target import replaceable_report
 
     if script is not None:
         try:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from inspectc.errors import UsageError
 from inspectc.readers.text import printable, short_path
+from inspectc.report.target import umask
 
 Ours = Callable[[Path], bool]
 
@@ -121,7 +122,7 @@ def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it private; an output is the user's
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -152,9 +153,3 @@ def _is_device(path: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from inspectc.errors import ReportError
 from inspectc.report.reader import Report
+from inspectc.report.target import umask
 
 ZIP_MAGIC = b"PK\x03\x04"
 REPORT_SUFFIX = ".inspectc"
@@ -171,15 +172,9 @@ def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, byte
                     archive.write(data, name)
                 else:
                     archive.writestr(name, data)
-        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp made it private; the bundle is for sharing
+        os.chmod(tmp_name, 0o666 & ~umask())  # mkstemp made it private; the bundle is for sharing
         os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
