@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inspectc.report import pytext
+
 __all__ = ["FxGraph", "FxNode", "TensorMeta", "parse", "parse_annotation"]
 
 PLACEHOLDER = "placeholder"
@@ -142,66 +144,12 @@ def parse_annotation(text: str) -> TensorMeta:
 
 
 def _split_sizes(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in split_top_level(text, ",") if part.strip())
-
-
-# --------------------------------------------------------------------------- scanning
-
-
-_NESTING = re.compile(r"[()\[\]{}'\"]")
-
-
-def split_top_level(text: str, sep: str) -> list[str]:
-    """Split *text* at *sep* outside brackets and quotes."""
-    if sep not in text:
-        return [text]
-    if not _NESTING.search(text):
-        return text.split(sep)
-    parts: list[str] = []
-    depth = 0
-    quote: str | None = None
-    start = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(0, depth - 1)
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
-_CLEANUP = re.compile(r";\s*(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
-_STRING = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
-_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*\()(?!\s*=(?!=))")
-
-
-def _references(expr: str, known: dict[str, int]) -> tuple[str, ...]:
-    """Names of known nodes *expr* reads: not strings, attributes, calls or keywords."""
-    clean = _STRING.sub('""', expr)
-    seen: dict[str, None] = {}
-    for match in _IDENT.finditer(clean):
-        name = match.group(1)
-        if name in known:
-            seen.setdefault(name, None)
-    return tuple(seen)
+    return tuple(part.strip() for part in pytext.split_top_level(text, ",") if part.strip())
 
 
 # --------------------------------------------------------------------------- statements
 
+_CLEANUP = re.compile(r";\s*(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
 _CLASS = re.compile(r"^(?P<indent>\s*)class\s+(?P<name>[^\s(:]+)\s*(?:\([^)]*\))?\s*:\s*$")
 _DEF = re.compile(r"^(?P<indent>\s*)def\s+forward\s*\(")
 _ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=(?!=)\s*(?P<rhs>.+)$')
@@ -219,10 +167,6 @@ def _strip_target(target: str) -> str:
         if target.startswith(prefix):
             return target[len(prefix) :]
     return target
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 @dataclass(slots=True)
@@ -262,7 +206,7 @@ def _parse_classes(lines: list[str], start: int, stop: int) -> list[FxGraph]:
             continue
         indent = len(match.group("indent"))
         end = i + 1
-        while end < stop and (not lines[end].strip() or _indent(lines[end]) > indent):
+        while end < stop and (not lines[end].strip() or pytext.indent(lines[end]) > indent):
             end += 1
         graph = FxGraph(name=match.group("name"))
         j = i + 1
@@ -281,7 +225,7 @@ def _parse_classes(lines: list[str], start: int, stop: int) -> list[FxGraph]:
 
 def _parse_forward(lines: list[str], i: int, stop: int, graph: FxGraph) -> int:
     """Read the ``def forward`` at *i* into *graph*; return the index after its body."""
-    def_indent = _indent(lines[i])
+    def_indent = pytext.indent(lines[i])
     header, i = _join_header(lines, i, stop)
     for param in _parameters(header):
         graph._add(param)
@@ -289,7 +233,7 @@ def _parse_forward(lines: list[str], i: int, stop: int, graph: FxGraph) -> int:
     while i < stop:
         raw = lines[i]
         stripped = raw.strip()
-        if stripped and _indent(raw) <= def_indent:
+        if stripped and pytext.indent(raw) <= def_indent:
             break  # the next class or def at the forward's level
         i += 1
         if not stripped:
@@ -298,7 +242,7 @@ def _parse_forward(lines: list[str], i: int, stop: int, graph: FxGraph) -> int:
             _read_comment(stripped, where)
             continue
         # Statements may continue on following lines while brackets are open.
-        while _open_brackets(stripped) > 0 and i < stop and _indent(lines[i]) > def_indent:
+        while pytext.open_brackets(stripped) > 0 and i < stop and pytext.indent(lines[i]) > def_indent:
             stripped += " " + lines[i].strip()
             i += 1
         _read_statement(stripped, i - 1, where, graph)
@@ -308,33 +252,10 @@ def _parse_forward(lines: list[str], i: int, stop: int, graph: FxGraph) -> int:
 def _join_header(lines: list[str], i: int, stop: int) -> tuple[str, int]:
     header = lines[i].strip()
     i += 1
-    while _open_brackets(header) > 0 and i < stop:
-        header += " " + _drop_comment(lines[i].strip())
+    while pytext.open_brackets(header) > 0 and i < stop:
+        header += " " + pytext.drop_comment(lines[i].strip())
         i += 1
     return header, i
-
-
-def _drop_comment(text: str) -> str:
-    """Drop a trailing ``# ...`` comment that is not inside a string."""
-    parts = _STRING.split(text)
-    if "#" not in "".join(parts):
-        return text
-    out, pos = [], 0
-    for match in _STRING.finditer(text):
-        chunk = text[pos : match.start()]
-        if "#" in chunk:
-            out.append(chunk[: chunk.index("#")])
-            return "".join(out).rstrip()
-        out.append(chunk + match.group())
-        pos = match.end()
-    rest = text[pos:]
-    out.append(rest[: rest.index("#")] if "#" in rest else rest)
-    return "".join(out).rstrip()
-
-
-def _open_brackets(text: str) -> int:
-    clean = _STRING.sub('""', text)
-    return sum(clean.count(c) for c in "([{") - sum(clean.count(c) for c in ")]}")
 
 
 def _parameters(header: str) -> list[FxNode]:
@@ -343,7 +264,7 @@ def _parameters(header: str) -> list[FxNode]:
     if start < 0 or end <= start:
         return []
     params: list[FxNode] = []
-    for part in split_top_level(header[start + 1 : end], ","):
+    for part in pytext.split_top_level(header[start + 1 : end], ","):
         part = part.strip()
         if not part or part.startswith("*") and part.strip("*") == "":
             continue
@@ -405,40 +326,25 @@ def _read_statement(stmt: str, text_line: int, where: _Where, graph: FxGraph) ->
 
 def _classify(rhs: str, known: dict[str, int]) -> tuple[str, str, tuple[str, ...]]:
     call = _CALL.match(rhs)
-    if call and _balanced_call(rhs):
+    if call and pytext.balanced_call(rhs):
         target = call.group("target")
-        args = _references(call.group("args"), known)
+        args = pytext.references(call.group("args"), known)
         owner, _, method = target.partition(".")
         if method and owner in known:  # `l_x_.sum()`: a method call on a node (Dynamo graphs)
             return CALL_METHOD, method, (owner, *(a for a in args if a != owner))
         return CALL_FUNCTION, _strip_target(target), args
     sub = _SUBSCRIPT.match(rhs)
     if sub:
-        return CALL_FUNCTION, "getitem", _references(sub.group("source"), known)
+        return CALL_FUNCTION, "getitem", pytext.references(sub.group("source"), known)
     attr = _ATTR.match(rhs)
     if attr:
         return GET_ATTR, attr.group("attr"), ()
     expr = " ".join(rhs.split())
-    return CALL_FUNCTION, expr if len(expr) <= 40 else expr[:39] + "…", _references(rhs, known)
-
-
-def _balanced_call(rhs: str) -> bool:
-    """``f(a)(b)`` or ``f(a) + g(b)`` are not one call of ``f``."""
-    clean = _STRING.sub('""', rhs)
-    depth = 0
-    first_open = clean.find("(")
-    for i, ch in enumerate(clean):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i == len(clean.rstrip()) - 1 and i > first_open
-    return False
+    return CALL_FUNCTION, expr if len(expr) <= 40 else expr[:39] + "…", pytext.references(rhs, known)
 
 
 def _outputs(body: str, graph: FxGraph) -> tuple[str, ...]:
-    clean = _STRING.sub('""', body)
+    clean = pytext.STRING.sub('""', body)
     names = []
     for match in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*\()", clean):
         if match.group(1) in graph._index:
