@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from inspectc import __version__
-from inspectc.capture import torch_api
+from inspectc.capture import settings, torch_api
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
-from inspectc.report.model import ConfigValue, Run, RunOptions
+from inspectc.report.model import Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 
@@ -158,7 +158,14 @@ class Capture:
         if note is not None:
             self._record(note)
         self._seed_interned_strings()
-        self._configure()
+        self._restore += settings.configure(
+            config=self.config,
+            fresh=self.fresh,
+            provenance=self.provenance,
+            timings=self.timings,
+            kernel_harness=self.kernel_harness,
+            record=self._record,
+        )
         if self.timings and (world or 1) > 1:
             # A profiler window left open in a gloo/NCCL process group run can hang the
             # process group's teardown at exit; until that is solved, no timings there.
@@ -183,12 +190,7 @@ class Capture:
         _LIVE.discard(self)
         self._detach()
         self._stop_timer()
-        for undo in reversed(self._restore):
-            try:
-                undo()
-            except Exception as exc:  # noqa: BLE001 - recorded; the other settings are still restored
-                self._record_error("restoring torch config", exc)
-        self._restore.clear()
+        settings.undo(self._restore, self._record_error)
         self._clear_status()
         if self._writer is None or self._builder is None:
             return
@@ -205,8 +207,8 @@ class Capture:
             exit_code=exit_code,
             exception=exception,
             end_reason=end_reason,
-            devices=self._devices(),
-            options=replace(self._run.options, **self._backends(), config=self._config_values()),
+            devices=settings.devices(self._record),
+            options=replace(self._run.options, **settings.options_used(self.config, self._record)),
             capture_errors=tuple(self.errors),
         )
         try:
@@ -228,61 +230,6 @@ class Capture:
         return self._writer is not None and self._writer.failure is None and self._unfinished is None
 
     # -- torch side --------------------------------------------------------------------
-    def _configure(self) -> None:
-        for key, value in self.config.items():  # the user's own --config first
-            add = key.endswith("+=")
-            self._apply(f"--config {key}", torch_api.set_config(key.removesuffix("+="), value, add=add))
-        if self.fresh:
-            self._apply("fresh compiles", torch_api.disable_inductor_caches())
-        if self.provenance:
-            # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
-            self._apply("fusion groups", torch_api.enable_provenance_tracking(1))
-        if self.provenance or self.timings:
-            # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
-            self._apply("cpp kernel names", torch_api.enable_cpp_kernel_profile())
-        if self.kernel_harness:
-            self._apply("kernel harness", torch_api.enable_benchmark_kernel())
-
-    def _apply(self, what: str, restore: Restore | Missing) -> None:
-        if isinstance(restore, Missing):
-            self._record(f"{what} not recorded: {restore.why}")
-        else:
-            self._restore.append(restore)
-
-    def _devices(self) -> tuple[str, ...]:
-        found = torch_api.devices()
-        if isinstance(found, Missing):
-            self._record(f"device names not recorded: {found.why}")
-            return ()
-        return found
-
-    def _config_values(self) -> tuple[ConfigValue, ...]:
-        """The ``--config`` settings, then what was not at its default when the run ended."""
-        given = tuple(
-            ConfigValue(
-                key=k.removesuffix("+="), value=f"+={v}" if k.endswith("+=") else repr(v), origin="--config"
-            )
-            for k, v in self.config.items()
-        )
-        found = torch_api.non_default_config()  # after our own settings were put back
-        if isinstance(found, Missing):
-            self._record(f"non-default config not recorded: {found.why}")
-            return given
-        return given + tuple(ConfigValue(key=k, value=v, origin="run") for k, v in found)
-
-    def _backends(self) -> dict[str, Any]:
-        """RunOptions fields: the backends the run's compiles used, and the registered ones."""
-        out: dict[str, Any] = {}
-        used = torch_api.compile_backends()
-        if used is not None:
-            out["compile_backends"] = used
-        registered = torch_api.registered_backends()
-        if isinstance(registered, Missing):
-            self._record(f"registered backends not recorded: {registered.why}")
-        elif registered is not None:
-            out["registered_backends"] = registered
-        return out
-
     def _start_timer(self) -> None:
         try:
             from inspectc.capture.timing import KernelTimer

@@ -19,7 +19,7 @@ from inspectc.errors import UsageError
 def _target(args: argparse.Namespace) -> Path | None:
     """Where the figures go: the ``-o`` path (checked), or None for the report in place."""
     from inspectc.cli.output import check_output, shown
-    from inspectc.report.writer import replaceable_report
+    from inspectc.report.target import replaceable_report
 
     if args.output:
         return check_output(args.output, what="report", ours=replaceable_report, inputs=[args.report])

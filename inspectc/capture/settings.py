@@ -1,0 +1,102 @@
+"""What a capture sets on torch and what it reads back: the user's ``--config`` and capture's
+own switches (applied when it starts, undone when it stops, so capture's never reach the
+run's record), the devices, and the ``RunOptions`` the run used (each torch.compile call,
+the registered backends, every option not at its default). A missing touch point is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from inspectc.capture import torch_api
+from inspectc.capture.torch_api import Missing, Restore
+from inspectc.report.model import ConfigValue
+
+Record = Callable[[str], None]
+
+
+def configure(
+    *,
+    config: dict[str, Any],
+    fresh: bool,
+    provenance: bool,
+    timings: bool,
+    kernel_harness: bool,
+    record: Record,
+) -> list[Restore]:
+    """The user's ``--config`` first, then capture's switches on Inductor; what undoes each."""
+    wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
+    for key, value in config.items():
+        wanted.append((f"--config {key}", _setter(key, value)))
+    if fresh:
+        wanted.append(("fresh compiles", torch_api.disable_inductor_caches))
+    if provenance:
+        # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
+        wanted.append(("fusion groups", lambda: torch_api.enable_provenance_tracking(1)))
+    if provenance or timings:
+        # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
+        wanted.append(("cpp kernel names", torch_api.enable_cpp_kernel_profile))
+    if kernel_harness:
+        wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
+    undo: list[Restore] = []
+    for what, apply in wanted:
+        restore = apply()
+        if isinstance(restore, Missing):
+            record(f"{what} not recorded: {restore.why}")
+        else:
+            undo.append(restore)
+    return undo
+
+
+def _setter(key: str, value: Any) -> Callable[[], Restore | Missing]:
+    """``dynamo.X`` = value, or ``dynamo.X+=`` adds value to a set/list option."""
+    return lambda: torch_api.set_config(key.removesuffix("+="), value, add=key.endswith("+="))
+
+
+def undo(restores: list[Restore], record_error: Callable[[str, BaseException], None]) -> None:
+    """Undo in reverse order, every one even when another fails; empties *restores*."""
+    for restore in reversed(restores):
+        try:
+            restore()
+        except Exception as exc:  # noqa: BLE001 - recorded; the other settings are still restored
+            record_error("restoring torch config", exc)
+    restores.clear()
+
+
+def devices(record: Record) -> tuple[str, ...]:
+    found = torch_api.devices()
+    if isinstance(found, Missing):
+        record(f"device names not recorded: {found.why}")
+        return ()
+    return found
+
+
+def options_used(config: dict[str, Any], record: Record) -> dict[str, Any]:
+    """RunOptions fields: the run's torch.compile calls, the registered backends, and the
+    config (read after :func:`undo`, so capture's own switches are not in it)."""
+    out: dict[str, Any] = {"config": config_values(config, record)}
+    used = torch_api.compile_backends()
+    if used is not None:
+        out["compile_backends"] = used
+    registered = torch_api.registered_backends()
+    if isinstance(registered, Missing):
+        record(f"registered backends not recorded: {registered.why}")
+    elif registered is not None:
+        out["registered_backends"] = registered
+    return out
+
+
+def config_values(config: dict[str, Any], record: Record) -> tuple[ConfigValue, ...]:
+    """The ``--config`` settings, then what was not at its default when the run ended."""
+    given = tuple(
+        ConfigValue(
+            key=k.removesuffix("+="), value=f"+={v}" if k.endswith("+=") else repr(v), origin="--config"
+        )
+        for k, v in config.items()
+    )
+    found = torch_api.non_default_config()  # after our own settings were put back
+    if isinstance(found, Missing):
+        record(f"non-default config not recorded: {found.why}")
+        return given
+    return given + tuple(ConfigValue(key=k, value=v, origin="run") for k, v in found)
