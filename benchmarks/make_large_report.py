@@ -9,7 +9,8 @@ kernels). Content imitates what torch 2.x emits (graph-break texts with hints an
 stacks, guard trees, FX graphs with ``# File:`` comments, output code with kernel
 headers), with file paths of another machine (``/home/alice/...``) so readers must cope
 with source they cannot open. Deterministic: the same arguments give the same report.
-It writes rows directly with :class:`inspectc.report.writer.ReportWriter`; no torch needed.
+It writes rows with :class:`inspectc.report.factory.ReportFactory` (the real ReportWriter,
+as capture orders them), the factory the tests use too; no torch needed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from inspectc.report.factory import ReportFactory
 from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
@@ -39,7 +41,6 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
-from inspectc.report.writer import ReportWriter
 
 ROOT = "/home/alice/src/vision-llm"
 MODULES = ["attention", "mlp", "norm", "embed", "rotary", "moe", "loss", "decoder", "encoder", "vit"]
@@ -206,12 +207,10 @@ def build(
 ) -> dict:
     """Write the report at *path*; return counts (frames, kernels, source bytes)."""
     rng = random.Random(1234)
-    w = ReportWriter(path, flush_s=3600)
+    w = ReportFactory(path)
     per_frame = int(source_mb * 1_000_000 / max(frames, 1))
     kernel_size = max(800, int(per_frame * 0.85 / max(kernels_per_frame, 1)))
-    w.set_meta("inspectc_version", "0.1.0")
-    w.set_meta(
-        "run",
+    w.run(
         Run(
             argv=("inspectc", "run", "train.py", "--config", "vit-l.yaml"),
             cwd=ROOT,
@@ -272,34 +271,19 @@ def build(
         kinds = ["dynamo", "aot_forward", "post_grad", "output_code", "guards"]
         nodes = [f"{rng.choice(OPS)}_{j}" for j in range(kernels_per_frame * 3)]
         ts = 1_700_000_000.0 + i * 3.0
-        w.add_event(
-            name="dynamo_start",
-            metadata={"dynamo_start": {"stack": []}},
-            payload=None,
-            compile_id=cid,
-            rank=None,
-            ts=ts,
-        )
+        w.event("dynamo_start", compile_id=cid, metadata={"dynamo_start": {"stack": []}}, ts=ts)
         for kind, title in (
             ("dynamo", "GraphModule"),
             ("aot_forward", "GraphModule"),
             ("post_grad", "<lambda>"),
         ):
             text = _fx_graph(rng, nodes, title)
-            seq = w.add_event(
-                name=f"{kind}_graph", metadata={}, payload=text, compile_id=cid, rank=None, ts=ts
-            )
-            w.put_graph(rank=None, compile_id=cid, kind=kind, seq=seq)
+            w.graph(cid, kind, text, name=f"{kind}_graph", ts=ts)
             source_bytes += len(text)
         guards = _guards(rng, rng.randrange(20, 60))
         gtext = "\n".join("| " * g.depth + "+- " + g.code for g in guards)
-        seq = w.add_event(
-            name="dynamo_cpp_guards_str", metadata={}, payload=gtext, compile_id=cid, rank=None, ts=ts
-        )
-        w.put_graph(rank=None, compile_id=cid, kind="guards", seq=seq)
-        pieces = ["# AOT ID: ['0_inference']\nimport torch\nimport triton\nimport triton.language as tl\n"]
-        spans: list[tuple[Kernel, int, int]] = []
-        offset = len(pieces[0])
+        w.graph(cid, "guards", gtext, ts=ts)
+        kernels: list[tuple[Kernel, str]] = []
         for k in range(kernels_per_frame):
             fused = nodes[k * 3 : k * 3 + 3]
             name = f"triton_poi_fused_{'_'.join(n.rstrip('_0123456789') for n in fused)}_{k}"
@@ -332,49 +316,28 @@ def build(
                     share=None,
                 ),
             )
-            spans.append((kernel, offset, offset + len(src)))
-            pieces.append(src)
-            offset += len(src)
+            kernels.append((kernel, src))
+        frame_total = sum(k.time.total_us for k, _ in kernels if k.time)
+        shared = [
+            (replace(k, time=replace(k.time, share=k.time.total_us / frame_total)), src)
+            for k, src in kernels
+            if k.time
+        ]
+        head = "# AOT ID: ['0_inference']\nimport torch\nimport triton\nimport triton.language as tl\n"
         tail = "\n\ndef call(args):\n" + "".join(
-            f"    {k.name}.run(buf0, buf1, 4096, stream=stream0)\n" for k, _, _ in spans
+            f"    {k.name}.run(buf0, buf1, 4096, stream=stream0)\n" for k, _ in kernels
         )
-        pieces.append(tail)
-        code = "".join(pieces)
+        metadata = {"inductor_output_code": {"filename": "/tmp/x.py"}}
+        _, code = w.output_code(cid, [head, *shared, tail], metadata=metadata, ts=ts)
         source_bytes += len(code)
-        seq = w.add_event(
-            name="inductor_output_code",
-            metadata={"inductor_output_code": {"filename": "/tmp/x.py"}},
-            payload=code,
-            compile_id=cid,
-            rank=None,
-            ts=ts,
-        )
-        w.put_graph(rank=None, compile_id=cid, kind="output_code", seq=seq)
-        frame_total = sum(k.time.total_us for k, _, _ in spans if k.time)
-        for kernel, start, stop in spans:
-            assert kernel.time is not None
-            kernel = replace(kernel, time=replace(kernel.time, share=kernel.time.total_us / frame_total))
-            w.add_kernel(kernel, rank=None, seq=seq, start=start, stop=stop)
-            kernel_total += 1
+        kernel_total += len(shared)
         for n in range(6):
-            w.add_event(
-                name="chromium_event",
-                metadata={"chromium_event": {}},
-                payload=json.dumps({"name": f"phase{n}", "ph": "B"}),
-                compile_id=cid,
-                rank=None,
-                ts=ts + n,
-            )
-        w.add_event(
-            name="compilation_metrics",
-            metadata={"compilation_metrics": {"co_name": function}},
-            payload=None,
-            compile_id=cid,
-            rank=None,
-            ts=ts + 2,
-        )
+            phase = json.dumps({"name": f"phase{n}", "ph": "B"})
+            w.event("chromium_event", phase, compile_id=cid, metadata={"chromium_event": {}}, ts=ts + n)
+        metrics = {"compilation_metrics": {"co_name": function}}
+        w.event("compilation_metrics", compile_id=cid, metadata=metrics, ts=ts + 2)
         total_s = rng.uniform(0.5, 30)
-        w.put_frame(
+        w.frame(
             Frame(
                 compile_id=cid,
                 ordinal=i,

@@ -3,7 +3,7 @@
 The frames of an MLP that prints, calls ``.item()``, branches on data and changes its batch
 size, and of a function whose ``if`` ran down both sides: graph-break texts, a resume
 function's original bytecode and Dynamo graph as torch 2.13 wrote them, arranged by the
-real ``ReportWriter`` the way capture arranges them. The user's sources are copied beside
+real ``ReportWriter`` (through ``inspectc.report.factory``) the way capture arranges them. The user's sources are copied beside
 the report, so source views and carets are tested against the lines torch pointed at.
 """
 
@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+from inspectc.report.factory import ReportFactory
 from inspectc.report.model import (
     STATUS_GRAPH_BREAK,
     STATUS_OK,
@@ -28,7 +29,6 @@ from inspectc.report.model import (
     RunOptions,
     StackFrame,
 )
-from inspectc.report.writer import ReportWriter
 from inspectc.trace.payloads.breaks import parse_break
 
 DATA = Path(__file__).parent / "data"
@@ -172,38 +172,27 @@ def write_daily_report(path: Path, *, frames: int | None = None, run: Run | None
     """The whole report (or its first *frames* frames), beside copies of the user's sources."""
     for name in ("mine.py", "branches.py"):
         shutil.copy(DATA / name, path.parent / name)
-    writer = ReportWriter(path, flush_s=3600)
-    writer.set_meta("run", run or daily_run(path.parent))
+    made = ReportFactory(path, run or daily_run(path.parent), inspectc_version=None)
     for frame, events in daily_frames()[:frames]:
-        put_frame(writer, frame, events)
-    writer.close()
-    return path
+        put_frame(made, frame, events)
+    return made.close()
 
 
-def put_frame(writer: ReportWriter, frame: Frame, events: dict[str, str]) -> None:
+def put_frame(made: ReportFactory, frame: Frame, events: dict[str, str]) -> None:
     for name, payload in events.items():
-        seq = writer.add_event(
-            name=name, metadata={}, payload=payload, compile_id=frame.compile_id, rank=None, ts=1.0
-        )
         if name == "dynamo_output_graph":
-            writer.put_graph(rank=None, compile_id=frame.compile_id, kind="dynamo", seq=seq)
+            made.graph(frame.compile_id, "dynamo", payload)
+        else:
+            made.event(name, payload, compile_id=frame.compile_id)
     for n in range(frame.kernel_count):
-        seq = writer.add_event(
-            name="inductor_output_code",
-            metadata={},
-            payload="x = 1\n",
-            compile_id=frame.compile_id,
-            rank=None,
-            ts=2.0,
-        )
         name = (
             f"cpp_fused_add_mul_relu_sum_threshold_backward_{n}_of_frame_{frame.compile_id.replace('/', '_')}"
         )
         kernel = Kernel(
             id=-1, compile_id=frame.compile_id, name=name, language="cpp", kind="pointwise", source_size=6
         )
-        writer.add_kernel(kernel, seq=seq, start=0, stop=6)
-    writer.put_frame(frame)
+        made.output_code(frame.compile_id, [(kernel, "x = 1\n")], ts=2.0, graph=False)
+    made.frame(frame)
 
 
 class LiveRun(threading.Thread):
@@ -214,9 +203,9 @@ class LiveRun(threading.Thread):
         super().__init__(name="live-run", daemon=True)
         for name in ("mine.py", "branches.py"):
             shutil.copy(DATA / name, path.parent / name)
-        self.writer = ReportWriter(path)  # flush_s=0.2, capture's
-        self.writer.set_meta("run", daily_run(path.parent, end_reason="running", exit_code=None))
-        self.writer.flush()
+        running = daily_run(path.parent, end_reason="running", exit_code=None)
+        self.made = ReportFactory(path, running, inspectc_version=None, flush_s=0.2)  # capture's
+        self.made.writer.flush()
         self.every_s = every_s
         self.go = threading.Event()  # the test says when
         self.written = 0
@@ -225,11 +214,11 @@ class LiveRun(threading.Thread):
         self.go.wait()
         for frame, events in daily_frames():
             time.sleep(self.every_s)
-            put_frame(self.writer, frame, events)
+            put_frame(self.made, frame, events)
             self.written += 1
         time.sleep(self.every_s)
-        self.writer.set_meta("run", daily_run(Path(self.writer.path).parent, end_reason="exit", exit_code=3))
-        self.writer.close()
+        self.made.run(daily_run(self.made.path.parent, end_reason="exit", exit_code=3))
+        self.made.close()
 
 
 def user_stack() -> tuple[StackFrame, ...]:

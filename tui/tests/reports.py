@@ -1,6 +1,7 @@
 """Small purpose-made reports for TUI tests, written with the real ReportWriter.
 
-The golden reports in samples/reports come from real capture; these add what a capture
+The golden reports in samples/reports come from real capture; these (made with
+:class:`inspectc.report.factory.ReportFactory`) add what a capture
 on this machine cannot produce on demand: hostile text (Rich markup, ANSI escapes,
 control characters) in every string a reader shows, paths of another machine, kernel
 provenance (fused nodes and origins) for fusion navigation, and an empty frame.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from inspectc.report.factory import ReportFactory
 from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_GRAPH_BREAK,
@@ -24,7 +26,6 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
-from inspectc.report.writer import ReportWriter
 
 MARKUP = "[bold red]not markup[/]"
 ANSI = "\x1b[31mred\x1b[0m"
@@ -69,10 +70,8 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     """Frame 0/0 with a post-grad graph and two kernels whose provenance names its nodes;
     frame 1/0 hostile; frame 2/0 empty. *src* is a real user file for origins."""
     src.write_text(USER_SOURCE, encoding="utf-8")
-    w = ReportWriter(path, flush_s=3600)
-    w.set_meta("inspectc_version", "0.1.0")
-    w.set_meta(
-        "run",
+    w = ReportFactory(
+        path,
         Run(
             argv=("inspectc", "run", f"model{MARKUP}.py", ANSI),
             cwd="/nonexistent/alice",
@@ -85,55 +84,40 @@ def write_fusion_report(path: Path, src: Path) -> Path:
         ),
     )
     # Frame 0/0: fusion provenance.
-    graph = POST_GRAD.format(src=src)
-    seq = w.add_event(
-        name="inductor_post_grad_graph", metadata={}, payload=graph, compile_id="0/0", rank=None, ts=1.0
-    )
-    w.put_graph(rank=None, compile_id="0/0", kind="post_grad", seq=seq)
-    code = "# AOT ID: ['0_inference']\n" + KERNEL_SIN + KERNEL_MUL + "\ndef call(args):\n    pass\n"
-    seq = w.add_event(
-        name="inductor_output_code", metadata={}, payload=code, compile_id="0/0", rank=None, ts=2.0
-    )
-    w.put_graph(rank=None, compile_id="0/0", kind="output_code", seq=seq)
-    start = code.index(KERNEL_SIN)
-    kernels = [
-        (
-            Kernel(
-                id=-1,
-                compile_id="0/0",
-                name="cpp_fused_sin_0",
-                language="cpp",
-                kind="pointwise",
-                source_size=len(KERNEL_SIN),
-                fused_nodes=("sin", "sin_1"),
-                origins=(
-                    Origin(op="aten.sin.default", filename=str(src), line=2, module="fn"),
-                    Origin(op="aten.sin.default", filename=ELSEWHERE, line=3, module="fn"),
-                ),
-                time=KernelTime(calls=10, total_us=300.0, mean_us=30.0, min_us=25.0, max_us=40.0, share=0.75),
-            ),
-            start,
-            start + len(KERNEL_SIN),
+    w.graph("0/0", "post_grad", POST_GRAD.format(src=src))
+    sin = Kernel(
+        id=-1,
+        compile_id="0/0",
+        name="cpp_fused_sin_0",
+        language="cpp",
+        kind="pointwise",
+        source_size=len(KERNEL_SIN),
+        fused_nodes=("sin", "sin_1"),
+        origins=(
+            Origin(op="aten.sin.default", filename=str(src), line=2, module="fn"),
+            Origin(op="aten.sin.default", filename=ELSEWHERE, line=3, module="fn"),
         ),
-        (
-            Kernel(
-                id=-1,
-                compile_id="0/0",
-                name="cpp_fused_mul_1",
-                language="cpp",
-                kind="pointwise",
-                source_size=len(KERNEL_MUL),
-                fused_nodes=("mul",),
-                origins=(Origin(op="aten.mul.Tensor", filename=str(src), line=4, module="fn"),),
-                time=KernelTime(calls=10, total_us=100.0, mean_us=10.0, min_us=9.0, max_us=12.0, share=0.25),
-            ),
-            start + len(KERNEL_SIN),
-            start + len(KERNEL_SIN) + len(KERNEL_MUL),
-        ),
+        time=KernelTime(calls=10, total_us=300.0, mean_us=30.0, min_us=25.0, max_us=40.0, share=0.75),
+    )
+    mul = Kernel(
+        id=-1,
+        compile_id="0/0",
+        name="cpp_fused_mul_1",
+        language="cpp",
+        kind="pointwise",
+        source_size=len(KERNEL_MUL),
+        fused_nodes=("mul",),
+        origins=(Origin(op="aten.mul.Tensor", filename=str(src), line=4, module="fn"),),
+        time=KernelTime(calls=10, total_us=100.0, mean_us=10.0, min_us=9.0, max_us=12.0, share=0.25),
+    )
+    pieces = [
+        "# AOT ID: ['0_inference']\n",
+        (sin, KERNEL_SIN),
+        (mul, KERNEL_MUL),
+        "\ndef call(args):\n    pass\n",
     ]
-    for kernel, a, b in kernels:
-        w.add_kernel(kernel, rank=None, seq=seq, start=a, stop=b)
-    w.put_frame(
+    w.output_code("0/0", pieces, ts=2.0)
+    w.frame(
         Frame(
             compile_id="0/0",
             ordinal=0,
@@ -152,37 +136,12 @@ def write_fusion_report(path: Path, src: Path) -> Path:
         )
     )
     # Frame 1/0: every shown string is hostile, paths are from another machine.
-    w.add_event(
-        name=f"weird{ANSI}",
-        metadata={"note": MARKUP},
-        payload=f"payload {ANSI} {MARKUP}",
-        compile_id="1/0",
-        rank=None,
-        ts=3.0,
+    w.event(f"weird{ANSI}", f"payload {ANSI} {MARKUP}", compile_id="1/0", metadata={"note": MARKUP}, ts=3.0)
+    seq = w.graph("1/0", "dynamo", f"# {MARKUP}\nx = 1  # {ANSI}\n", ts=3.0)
+    hostile_kernel = Kernel(
+        id=-1, compile_id="1/0", name=f"triton_{MARKUP}", language="triton", kind="pointwise", source_size=5
     )
-    seq = w.add_event(
-        name="dynamo_output_graph",
-        metadata={},
-        payload=f"# {MARKUP}\nx = 1  # {ANSI}\n",
-        compile_id="1/0",
-        rank=None,
-        ts=3.0,
-    )
-    w.put_graph(rank=None, compile_id="1/0", kind="dynamo", seq=seq)
-    w.add_kernel(
-        Kernel(
-            id=-1,
-            compile_id="1/0",
-            name=f"triton_{MARKUP}",
-            language="triton",
-            kind="pointwise",
-            source_size=5,
-        ),
-        rank=None,
-        seq=seq,
-        start=0,
-        stop=5,
-    )
+    w.kernel(hostile_kernel, seq=seq, start=0, stop=5)
     hostile_break = GraphBreak(
         reason=f"Unsupported {MARKUP} {ANSI}\x07bell",
         gb_type=f"Type {MARKUP}",
@@ -192,7 +151,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
         line=7,
         user_stack=(StackFrame(filename=ELSEWHERE, line=7, function=f"f{MARKUP}", code=f"x = {ANSI}"),),
     )
-    w.put_frame(
+    w.frame(
         Frame(
             compile_id="1/0",
             ordinal=1,
@@ -210,14 +169,12 @@ def write_fusion_report(path: Path, src: Path) -> Path:
         )
     )
     # Frame 2/0: nothing at all.
-    w.put_frame(Frame(compile_id="2/0", ordinal=2, status=STATUS_EMPTY))
-    w.close()
-    return path
+    w.frame(Frame(compile_id="2/0", ordinal=2, status=STATUS_EMPTY))
+    return w.close()
 
 
 def write_empty_report(path: Path) -> Path:
     """A run killed before anything compiled: a header and nothing else."""
-    w = ReportWriter(path, flush_s=3600)
-    w.set_meta("run", Run(argv=("inspectc", "run", "train.py"), end_reason="killed"))
-    w.close()
-    return path
+    return ReportFactory(
+        path, Run(argv=("inspectc", "run", "train.py"), end_reason="killed"), inspectc_version=None
+    ).close()
