@@ -900,39 +900,26 @@ RANK_HOSTS = ("qnode-17", "qnode-99")
 
 
 def rank_report(path: Path, rank: int) -> Path:
-    """One rank's report, written with ReportWriter, naming its user, host and tokens."""
+    """One rank's report, made with the report factory, naming its user, host and tokens."""
+    from inspectc.report.factory import ReportFactory
     from inspectc.report.model import Frame, Run
-    from inspectc.report.writer import ReportWriter
 
     user = RANK_USERS[rank]
     home = f"/data/users/{user}" if rank == 0 else f"/scratch/{user}"
-    w = ReportWriter(path)
-    w.set_meta("inspectc_version", "0.1.0")
     argv = ["inspectc", "run", f"{home}/train.py", "--hf-token", TOKENS[0], f"--gh={TOKENS[1]}"]
     argv += [f"API_KEY={TOKENS[2]}", *TOKENS[3:]]
-    w.set_meta(
-        "run",
-        Run(
-            argv=tuple(argv), cwd=home, hostname=RANK_HOSTS[rank], rank=rank, world_size=2, end_reason="exit"
-        ),
+    run = Run(
+        argv=tuple(argv), cwd=home, hostname=RANK_HOSTS[rank], rank=rank, world_size=2, end_reason="exit"
     )
+    made = ReportFactory(path, run, rank=rank)
     payload = f"# compiled in {home} on {RANK_HOSTS[rank]}; cache /mnt/cache/{RANK_USERS[2]}/x\n"
-    w.add_event(
-        name="inductor_output_code",
-        metadata={
-            "has_payload": hashlib.md5(payload.encode()).hexdigest(),
-            "filename": f"/tmp/torchinductor_{RANK_USERS[2]}/ab/out.py",  # the cache folder names dv
-        },
-        payload=payload,
-        compile_id="0/0",
-        rank=rank,
-        ts=1.0,
-    )
-    w.put_frame(
-        Frame(compile_id="0/0", rank=rank, function="f", filename=f"/mnt/src/{user}/train.py", line=3)
-    )
-    w.close()
-    return path
+    metadata = {
+        "has_payload": hashlib.md5(payload.encode()).hexdigest(),
+        "filename": f"/tmp/torchinductor_{RANK_USERS[2]}/ab/out.py",  # the cache folder names dv
+    }
+    made.event("inductor_output_code", payload, compile_id="0/0", metadata=metadata)
+    made.frame(Frame(compile_id="0/0", rank=rank, function="f", filename=f"/mnt/src/{user}/train.py", line=3))
+    return made.close()
 
 
 def bundle_texts(bundle: Path) -> dict[str, str]:

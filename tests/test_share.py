@@ -25,6 +25,7 @@ from inspectc.errors import ReportError
 from inspectc.readers.export import export_report
 from inspectc.readers.share.markdown import GITHUB_LIMIT
 from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.report.factory import ReportFactory
 from inspectc.report.model import (
     Failure,
     Frame,
@@ -37,7 +38,6 @@ from inspectc.report.model import (
     StackFrame,
 )
 from inspectc.report.open import open_report
-from inspectc.report.writer import ReportWriter
 
 USER = "zq_alice"
 HOME = f"/home/{USER}"
@@ -52,11 +52,9 @@ HOSTILE = "<b>bold</b> <script>alert(1)</script>"
 
 
 def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
-    """A report written directly with ReportWriter: planted home/user/host everywhere."""
-    w = ReportWriter(path)
-    w.set_meta("inspectc_version", "0.1.0")
-    w.set_meta(
-        "run",
+    """A report made with the report factory: planted home/user/host everywhere."""
+    w = ReportFactory(
+        path,
         Run(
             argv=("inspectc", "run", f"{HOME}/proj/train.py"),
             cwd=f"{HOME}/proj",
@@ -73,19 +71,8 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
     header = f"# output code compiled by {USER}@{HOST} in {HOME}/proj\n"
     k1 = f"def triton_poi_fused_sin_0(in_ptr0):\n    # {HOME}/proj/train.py:12\n    pass\n"
     k2 = "def triton_poi_fused_cos_1(in_ptr0):\n    pass\n"
-    payload = f"{header}{k1}\n# {USER} was here\n{k2}# end\n"
-    seq = w.add_event(
-        name="inductor_output_code",
-        metadata={"inductor_output_code": {"filename": f"{HOME}/.cache/out.py"}},
-        payload=payload,
-        compile_id="0/0",
-        rank=None,
-        ts=1.0,
-    )
-    w.put_graph(rank=None, compile_id="0/0", kind="output_code", seq=seq)
-    for i, source in enumerate((k1, k2)):
-        start = payload.index(source)
-        kernel = Kernel(
+    kernels = [
+        Kernel(
             id=-1,
             compile_id="0/0",
             name=source.split("(")[0].removeprefix("def "),
@@ -94,25 +81,15 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             source_size=len(source),
             time=KernelTime(calls=10, total_us=100.0 * (i + 1), mean_us=10.0 * (i + 1), min_us=1, max_us=30),
         )
-        w.add_kernel(kernel, rank=None, seq=seq, start=start, stop=start + len(source))
+        for i, source in enumerate((k1, k2))
+    ]
+    pieces = [header, (kernels[0], k1), f"\n# {USER} was here\n", (kernels[1], k2), "# end\n"]
+    w.output_code("0/0", pieces, metadata={"inductor_output_code": {"filename": f"{HOME}/.cache/out.py"}})
     runnable = f"import os\nos.environ['TORCHINDUCTOR_CACHE_DIR'] = '/tmp/torchinductor_{USER}'\nimport torch\ndef forward(self, x):\n    # File: {HOME}/proj/train.py:12, code: {SECRET_LINE}\n    return (x,)\n"
-    seq = w.add_event(
-        name="artifact:fx_graph_runnable",
-        metadata={"artifact": {"name": "fx_graph_runnable"}},
-        payload=runnable,
-        compile_id="0/0",
-        rank=None,
-        ts=1.0,
-    )
-    w.put_graph(rank=None, compile_id="0/0", kind="fx_graph_runnable", seq=seq)
-    w.add_event(
-        name="dynamo_start",
-        metadata={"dynamo_start": {"stack": [{"line": 12, "name": "f", "filename": 1, "loc": SECRET_LINE}]}},
-        payload=None,
-        compile_id="0/0",
-        rank=None,
-        ts=1.0,
-    )
+    artifact = {"artifact": {"name": "fx_graph_runnable"}}
+    w.graph("0/0", "fx_graph_runnable", runnable, name="artifact:fx_graph_runnable", metadata=artifact)
+    start = {"dynamo_start": {"stack": [{"line": 12, "name": "f", "filename": 1, "loc": SECRET_LINE}]}}
+    w.event("dynamo_start", compile_id="0/0", metadata=start)
     stack = (StackFrame(filename=f"{HOME}/proj/train.py", line=12, function="f", code=SECRET_LINE),)
     gbs = tuple(
         GraphBreak(
@@ -128,7 +105,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
         )
         for i in range(breaks)
     )
-    w.put_frame(
+    w.frame(
         Frame(
             compile_id="0/0",
             function="f",
@@ -147,7 +124,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             ),
         )
     )
-    w.put_frame(
+    w.frame(
         Frame(
             compile_id="1/0",
             ordinal=1,
@@ -164,8 +141,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             ),
         )
     )
-    w.close()
-    return path
+    return w.close()
 
 
 def planted_golden(golden: Path, path: Path) -> Path:
