@@ -45,11 +45,12 @@ class Entry:
 
 
 class BreaksPane(FramePane):
+    @dataclass(eq=False)
     class SourceRead(Message):
-        def __init__(self, index: int, found: Excerpt) -> None:
-            self.index = index
-            self.found = found
-            super().__init__()
+        """The source of break *index* was read (off the UI thread)."""
+
+        index: int
+        found: Excerpt
 
     def build(self) -> ComposeResult:
         with Horizontal(id="breaks-body"):

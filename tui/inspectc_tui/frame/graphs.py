@@ -4,6 +4,8 @@ kernel that fused it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -37,20 +39,20 @@ ORDER = list(TITLES)
 
 
 class GraphsPane(FramePane):
+    @dataclass(eq=False)
     class NodeChosen(Message):
         """A node line was chosen: go to the kernel that fused it."""
 
-        def __init__(self, node: str, kernel_id: int) -> None:
-            self.node = node
-            self.kernel_id = kernel_id
-            super().__init__()
+        node: str
+        kernel_id: int
 
+    @dataclass(eq=False)
     class GraphRead(Message):
-        def __init__(self, kind: str, text: str | None, focus_node: str | None) -> None:
-            self.kind = kind
-            self.text = text
-            self.focus_node = focus_node
-            super().__init__()
+        """A graph's text was read (off the UI thread)."""
+
+        kind: str
+        text: str | None
+        focus_node: str | None
 
     def build(self) -> ComposeResult:
         with Horizontal(id="graphs-body"):

@@ -6,6 +6,8 @@ source line an origin came from."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -85,26 +87,25 @@ class KernelTable(VirtualTable):
 
 
 class KernelsPane(FramePane):
+    @dataclass(eq=False)
     class NodeChosen(Message):
         """Go to a fused node's definition in an FX graph."""
 
-        def __init__(self, node: str, kind: str) -> None:
-            self.node = node
-            self.kind = kind
-            super().__init__()
+        node: str
+        kind: str
 
+    @dataclass(eq=False)
     class OriginChosen(Message):
         """Show the user source an origin came from."""
 
-        def __init__(self, origin: Origin) -> None:
-            self.origin = origin
-            super().__init__()
+        origin: Origin
 
+    @dataclass(eq=False)
     class SourceRead(Message):
-        def __init__(self, kernel_id: int, text: str) -> None:
-            self.kernel_id = kernel_id
-            self.text = text
-            super().__init__()
+        """A kernel's source was read (off the UI thread)."""
+
+        kernel_id: int
+        text: str
 
     def build(self) -> ComposeResult:
         with Horizontal(id="kernels-body"):
