@@ -20,7 +20,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from inspectc.capture import torch_api  # noqa: E402
+from inspectc.capture import torch_api, torch_config  # noqa: E402
 from inspectc.capture.torch_api import Missing  # noqa: E402
 
 pytestmark = pytest.mark.capture
@@ -92,8 +92,8 @@ def observed() -> Iterator[Observed]:
         fn(torch.ones(8))
         fn(torch.ones(8))
         seen.interned = torch_api.interned_strings()
-        seen.backends = torch_api.compile_backends()
-        seen.registered = torch_api.registered_backends()
+        seen.backends = torch_config.compile_backends()
+        seen.registered = torch_config.registered_backends()
     finally:
         seen.hook_restored = torch_api.swap_guard_complete_hook(None)
         trace_log.removeHandler(listener)
@@ -167,9 +167,9 @@ def test_registered_backends(observed: Observed) -> None:
 def test_nothing_compiled_gives_no_backends() -> None:
     probe = (
         "import sys\n"
-        "from inspectc.capture import torch_api\n"
+        "from inspectc.capture import torch_config\n"
         "import torch\n"
-        "print(torch_api.compile_backends(), torch_api.registered_backends(), 'torch._dynamo' in sys.modules)\n"
+        "print(torch_config.compile_backends(), torch_config.registered_backends(), 'torch._dynamo' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["None", "None", "False"]

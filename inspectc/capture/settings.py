@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from inspectc.capture import torch_api
+from inspectc.capture import torch_api, torch_config
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.report.model import ConfigValue
 
@@ -51,7 +51,7 @@ def configure(
 
 def _setter(key: str, value: Any) -> Callable[[], Restore | Missing]:
     """``dynamo.X`` = value, or ``dynamo.X+=`` adds value to a set/list option."""
-    return lambda: torch_api.set_config(key.removesuffix("+="), value, add=key.endswith("+="))
+    return lambda: torch_config.set_config(key.removesuffix("+="), value, add=key.endswith("+="))
 
 
 def undo(restores: list[Restore], record_error: Callable[[str, BaseException], None]) -> None:
@@ -76,10 +76,10 @@ def options_used(config: dict[str, Any], record: Record) -> dict[str, Any]:
     """RunOptions fields: the run's torch.compile calls, the registered backends, and the
     config (read after :func:`undo`, so capture's own switches are not in it)."""
     out: dict[str, Any] = {"config": config_values(config, record)}
-    used = torch_api.compile_backends()
+    used = torch_config.compile_backends()
     if used is not None:
         out["compile_backends"] = used
-    registered = torch_api.registered_backends()
+    registered = torch_config.registered_backends()
     if isinstance(registered, Missing):
         record(f"registered backends not recorded: {registered.why}")
     elif registered is not None:
@@ -95,7 +95,7 @@ def config_values(config: dict[str, Any], record: Record) -> tuple[ConfigValue, 
         )
         for k, v in config.items()
     )
-    found = torch_api.non_default_config()  # after our own settings were put back
+    found = torch_config.non_default_config()  # after our own settings were put back
     if isinstance(found, Missing):
         record(f"non-default config not recorded: {found.why}")
         return given

@@ -160,7 +160,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     status = _status_line() if not opts.quiet else None
 
     from inspectc.capture.session import Capture  # imports torch
-    from inspectc.capture.torch_api import check_config
+    from inspectc.capture.torch_config import check_config
 
     problem = check_config(config)
     if problem:  # before the report or the script: a typo in a setting is said, not recorded

@@ -1,0 +1,204 @@
+"""torch.compile's options as private torch holds them, one small function each (the other
+touch points are in :mod:`inspectc.capture.torch_api`, with the same rules): the config
+modules (``--config`` settings, what the run left non-default) and the backends each
+``torch.compile`` call asked for (mode, dynamic, fullgraph). No torch is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from typing import Any
+
+from inspectc.capture.torch_api import Missing, Restore
+from inspectc.report.model import CompileBackend
+
+# -- user config (``inspectc run --config``) and what the run left non-default ----------------
+CONFIG_MODULES = {
+    "dynamo": "torch._dynamo.config",
+    "inductor": "torch._inductor.config",
+    "compiler": "torch.compiler.config",
+}
+
+
+def set_config(key: str, value: Any, *, add: bool = False) -> Restore | Missing:
+    """Set ``dynamo.NAME`` / ``inductor.SECTION.NAME`` / ``compiler.NAME`` to *value*.
+
+    With *add*, *value* names a builtin (or ``module.attr``) added to the set or list the
+    option holds (``dynamo.reorderable_logging_functions+=print``). The returned function
+    puts the old value back.
+    """
+    namespace, _, dotted = key.partition(".")
+    module_name = CONFIG_MODULES.get(namespace)
+    if module_name is None or not dotted:
+        return Missing(f"{key}: not a dynamo., inductor. or compiler. option")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        return Missing(f"cannot import {module_name} ({exc})")
+    *sections, name = dotted.split(".")
+    for section in sections:
+        target = getattr(target, section, None)
+        if target is None:
+            return Missing(f"this torch has no {module_name}.{dotted}")
+    if not hasattr(target, name):
+        return Missing(f"this torch has no {module_name}.{dotted}")
+    old = getattr(target, name)
+    if add:
+        import builtins
+
+        found = getattr(builtins, str(value), None)
+        if found is None and "." in str(value):
+            mod, _, attr = str(value).rpartition(".")
+            try:
+                found = getattr(importlib.import_module(mod), attr, None)
+            except ImportError:
+                found = None
+        if found is None:
+            return Missing(f"{key}+={value}: no builtin or importable name {value!r}")
+        if isinstance(old, set):
+            new: Any = {*old, found}
+        elif isinstance(old, (list, tuple)):
+            new = type(old)([*old, found])
+        else:
+            return Missing(f"{key}: holds a {type(old).__name__}, not a set or list to add to")
+    else:
+        new = value
+    try:
+        setattr(target, name, new)
+    except (TypeError, ValueError, AssertionError) as exc:  # the config module checks types
+        return Missing(f"{key}={value!r} refused by torch ({exc})")
+    return lambda: setattr(target, name, old)
+
+
+def check_config(config: dict[str, Any]) -> str | None:
+    """Why one of ``--config``'s settings cannot be made on this torch (tried, then undone)."""
+    for key, value in config.items():
+        done = set_config(key.removesuffix("+="), value, add=key.endswith("+="))
+        if isinstance(done, Missing):
+            return f"--config {key.removesuffix('+=')}: {done.why}"
+        done()
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an odd __eq__: then it is not the same
+        return False
+
+
+def non_default_config() -> list[tuple[str, str]] | Missing:
+    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr)."""
+    out: list[tuple[str, str]] = []
+    for namespace, module_name in CONFIG_MODULES.items():
+        try:
+            module: Any = importlib.import_module(module_name)
+            entries = module._config
+            is_default = module._is_default
+        except (ImportError, AttributeError) as exc:
+            return Missing(f"{module_name} lists no options ({exc})")
+        for name in sorted(entries):
+            if getattr(entries[name], "deprecated", False) or getattr(
+                entries[name], "deprecation_message", None
+            ):
+                continue  # deprecated: reading it warns, and it does nothing
+            try:
+                with warnings.catch_warnings():  # never a line on the user's stderr
+                    warnings.simplefilter("ignore")
+                    value = getattr(module, name)
+                # _is_default is False once an option was set, even back to its default
+                if is_default(name) or _same(value, getattr(entries[name], "default", None)):
+                    continue
+            except (AttributeError, KeyError, TypeError):  # an alias or a removed entry
+                continue
+            text = repr(value)
+            out.append((f"{namespace}.{name}", text if len(text) <= 300 else text[:297] + "..."))
+    return out
+
+
+# -- backends -----------------------------------------------------------------------------------
+def compile_backends() -> tuple[CompileBackend, ...] | None:
+    """The ``torch.compile`` calls of the run: backend, its options, mode, dynamic, fullgraph.
+    None when nothing compiled.
+
+    Each call leaves an ``OptimizeContext`` (``fullgraph``, its callback wrapping the backend
+    in ``_torchdynamo_orig_backend``); ``torch._dynamo.eval_frame.cached_backends`` holds every
+    backend (Inductor's ``_TorchCompileInductorWrapper`` carries ``compiler_name``, ``config``
+    and ``dynamic``). The contexts are found once, at the end, among live objects.
+    """
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    cached = getattr(eval_frame, "cached_backends", None)
+    if not isinstance(cached, dict):
+        return None
+    fullgraph = _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))
+    used: list[CompileBackend] = []
+    for backend in list(cached.values()):
+        if backend is None:
+            continue
+        name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
+        config = getattr(backend, "config", None) or getattr(backend, "kwargs", None)
+        options = {str(k): _plain(v) for k, v in config.items()} if isinstance(config, dict) else {}
+        dynamic = getattr(backend, "dynamic", None)
+        entry = CompileBackend(
+            name=str(name or type(backend).__name__),
+            options=options,
+            dynamic=None if dynamic is None else bool(dynamic),
+            mode=_inductor_mode(options) if name == "inductor" else None,
+            fullgraph=fullgraph.get(id(backend)),
+        )
+        if entry not in used:
+            used.append(entry)
+    return tuple(used)
+
+
+def _fullgraph_by_backend(context_type: object) -> dict[int, bool]:
+    """id(backend) -> fullgraph, from the live ``OptimizeContext`` objects."""
+    import gc
+
+    if not isinstance(context_type, type):
+        return {}
+    found: dict[int, bool] = {}
+    for obj in gc.get_objects():
+        if type(obj) is not context_type:  # type(): a weak proxy's isinstance() may raise
+            continue
+        backend = getattr(obj, "callback", None)
+        for _ in range(8):  # CatchErrorsWrapper -> ConvertFrame(Assert) -> the backend
+            inner = getattr(backend, "_torchdynamo_orig_backend", None)
+            if inner is None:
+                break
+            backend = inner
+        flag = getattr(obj, "fullgraph", None)
+        if backend is not None and isinstance(flag, bool):
+            found[id(backend)] = found.get(id(backend), False) or flag
+    return found
+
+
+def _inductor_mode(options: dict[str, Any]) -> str | None:
+    """The mode whose options Inductor applied (the largest that fits), "default" for none."""
+    inductor = sys.modules.get("torch._inductor")
+    list_mode_options = getattr(inductor, "list_mode_options", None)
+    if list_mode_options is None:
+        return None
+    modes = list_mode_options()
+    fits = [m for m, opts in modes.items() if all(options.get(k) == v for k, v in opts.items())]
+    return max(fits, key=lambda m: len(modes[m]), default=None)
+
+
+def registered_backends() -> tuple[str, ...] | Missing | None:
+    """``torch._dynamo.list_backends()``: None when Dynamo was never imported."""
+    dynamo = sys.modules.get("torch._dynamo")
+    if dynamo is None:
+        return None
+    list_backends = getattr(dynamo, "list_backends", None)
+    if list_backends is None:
+        return Missing("this torch has no torch._dynamo.list_backends")
+    try:
+        return tuple(str(b) for b in list_backends())
+    except (ImportError, RuntimeError) as exc:  # a registered backend's entry point failed to load
+        return Missing(f"torch._dynamo.list_backends() failed: {type(exc).__name__}: {exc}")
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (bool, int, float, str, type(None))) else repr(value)
