@@ -1078,3 +1078,43 @@ def test_import_of_a_device_or_fifo_is_one_line(tmp_path: Path) -> None:
         )
         assert "is not a regular file" in one_clear_line(proc)
     assert not (tmp_path / "x.inspectc").exists()
+
+
+def _hot_journal_report(folder: Path) -> Path:
+    """A copy of a golden report left with a real hot journal: a writer killed mid-transaction."""
+    report = folder / "hot.inspectc"
+    shutil.copy(REPORTS / "graph_breaks.inspectc", report)
+    code = (
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('PRAGMA journal_mode=DELETE'); db.execute('PRAGMA cache_size=1')\n"
+        "db.execute('BEGIN IMMEDIATE')\n"
+        "for i in range(2000):\n"
+        "    db.execute('INSERT INTO meta(key, value) VALUES (?, ?)', (f'k{i}', 'x' * 500))\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(report)], check=True)
+    assert (folder / "hot.inspectc-journal").stat().st_size > 0
+    return report
+
+
+@pytest.mark.parametrize("how", ["symlink", "oversized"])
+def test_a_hot_journal_is_copied_only_when_regular_and_bounded(tmp_path: Path, how: str) -> None:
+    report = _hot_journal_report(tmp_path)
+    real = tmp_path / "hot.inspectc-journal"
+    assert run_cli("summary", str(report), check=True).returncode == 0  # a real one is rolled back
+    big = tmp_path / "elsewhere.journal"
+    real.rename(big)
+    with open(big, "r+b") as fh:
+        fh.truncate(600 << 20)  # sparse: 600 MB that no journal of this report can need
+    if how == "symlink":
+        real.symlink_to(big)
+    else:
+        shutil.copyfile(big, real)  # the same bytes as a regular file, beside the report
+    before = sorted(p.name for p in Path(tempfile.gettempdir()).glob("inspectc-recover-*"))
+    proc = run_cli("summary", str(report))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert ("symbolic link (not followed)" if how == "symlink" else "600 MB, more than a journal") in line
+    after = sorted(p.name for p in Path(tempfile.gettempdir()).glob("inspectc-recover-*"))
+    assert after == before  # no private copy left behind

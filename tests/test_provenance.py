@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import shared_traces
 
 from inspectc.trace.payloads.provenance import (
     FusionInfo,
@@ -28,11 +29,7 @@ from inspectc.trace.payloads.provenance import (
 )
 
 DATA = Path(__file__).parent / "data" / "provenance"
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = next(
-    (p for p in (ROOT / "shared" / "traces", ROOT.parent / "shared" / "traces") if p.is_dir()),
-    None,
-)
+SHARED = shared_traces()  # the one lookup of ../shared/traces (conftest)
 
 
 def _kind(md: dict[str, Any]) -> str:

@@ -92,7 +92,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         lines.append(f"  {_clean(backends)[:160]}")
     config = compile_extras.config_line(run.options)
     if config:
-        lines.append(f"  {_clean(config)[:240]}")
+        lines.append(f"  {_clean(config)}")
     beside = programs.headline(report.run_records)  # torch.export, AOTInductor: no frames
     if beside:
         lines.append(f"  {_clean(beside)}")

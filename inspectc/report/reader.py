@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 import weakref
 import zlib
@@ -62,6 +63,35 @@ def check_report_file(path: Path) -> None:
         raise ReportError(f"{path} is not an inspectc report (unknown file format)")
 
 
+JOURNAL_MIN_CAP = 64 << 20  # a rollback journal holds original pages: never much over the file
+
+
+def _copy_journal(report: Path, target: Path) -> None:
+    """Copy *report*'s hot journal for a private roll-back: a regular file only (a link is never
+    followed) and no larger than a journal of this report can be."""
+    source = journal(report)
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if os.path.islink(source):
+            raise ReportError(
+                f"{report}: its journal {source.name} is a symbolic link (not followed): cannot recover the report"
+            ) from None
+        raise ReportError(f"cannot read {source}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as src:
+        info = os.fstat(src.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ReportError(f"{report}: its journal {source.name} is not a regular file: not read")
+        cap = max(JOURNAL_MIN_CAP, 2 * os.stat(report).st_size)
+        if info.st_size > cap:
+            raise ReportError(
+                f"{report}: its journal {source.name} is {info.st_size >> 20} MB, more than a journal of"
+                f" this report can hold ({cap >> 20} MB): not read"
+            )
+        with open(target, "xb") as dst:
+            shutil.copyfileobj(src, dst, length=1 << 20)
+
+
 class Report:
     """A report opened for reading. Frames load at once; graphs, sources and events lazily."""
 
@@ -112,7 +142,7 @@ class Report:
         copy = Path(tmp) / "report.inspectc"
         try:
             shutil.copyfile(self.path, copy)
-            shutil.copyfile(journal(self.path), journal(copy))
+            _copy_journal(self.path, journal(copy))
         except OSError as exc:
             raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         self.path = copy
