@@ -30,6 +30,7 @@ from typing import Any
 
 from inspectc import __version__
 from inspectc.capture import settings, torch_api
+from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
 from inspectc.report.model import Run, RunOptions
@@ -114,6 +115,7 @@ class Capture:
         self._compiling: str | None = None
         self._autotune_hooked = False
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
+        self._bw_nodes = BackwardNodes() if provenance else None  # backward kernels' fused nodes
         self._unfinished: str | None = None  # why the report's end could not be written
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -166,6 +168,8 @@ class Capture:
             kernel_harness=self.kernel_harness,
             record=self._record,
         )
+        if self._bw_nodes is not None:
+            self._bw_nodes.prime()  # what an earlier run in this process left in Inductor's table
         if self.timings and (world or 1) > 1:
             # A profiler window left open in a gloo/NCCL process group run can hang the
             # process group's teardown at exit; until that is solved, no timings there.
@@ -309,6 +313,11 @@ class Capture:
             if self._timer is not None:
                 self._timer.observe(metadata, text)
             self._builder.feed(metadata, text, created)
+            extra = self._bw_nodes.observe(metadata, text) if self._bw_nodes is not None else None
+            if extra is not None:
+                self._builder.feed(*extra, created)
+            elif self._bw_nodes is not None and (why := self._bw_nodes.take_missing()):
+                self._record(f"fused nodes of backward kernels not recorded: {why}")
             if "compilation_metrics" in metadata and self._writer is not None:
                 self._writer.flush()  # a frame ended: keep it even if the process dies now
             if self.status_line is not None:

@@ -390,6 +390,10 @@ class KernelTimer:
             p = p.parent
         region_cid = region.name[len(REGION_PREFIX) :] if region and phase == "forward" else None
         ident = key if key and key != "None" else f"{phase}:{region_cid}"
+        if ident == "backward:None":
+            # No FX graph key (caches off): backward graphs apart by the kernels they run;
+            # the builder ties them to their frame by those names.
+            ident += ":" + ",".join(sorted({kid.name for kid in kids}))
         graph = self.graphs.get(ident)
         if graph is None:
             fx_key = key if key and key != "None" else None

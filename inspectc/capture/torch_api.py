@@ -167,6 +167,26 @@ def current_compile_id() -> dict[str, int]:
     return out
 
 
+def kernel_post_grad_nodes() -> dict[str, list[str]] | Missing:
+    """``torch._inductor.debug._inductor_triton_kernel_to_post_grad_node_info``, copied.
+
+    Kernel call site (``cpp_fused_sum_0:2``) -> post-grad FX node names. Inductor fills it
+    while it generates code; for a lazily compiled backward graph it is never written to the
+    ``inductor_provenance_tracking_node_mappings`` artifact (that needs the forward's
+    pre-grad graph id), so capture reads it here. Outside a compile's provenance context the
+    table only grows (one process, every backward): callers keep what they saw before.
+    """
+    debug = sys.modules.get("torch._inductor.debug")
+    table = getattr(debug, "_inductor_triton_kernel_to_post_grad_node_info", None)
+    if debug is None:
+        return Missing("torch._inductor.debug is not loaded")
+    if not isinstance(table, dict):
+        return Missing(
+            "this torch has no torch._inductor.debug._inductor_triton_kernel_to_post_grad_node_info"
+        )
+    return {str(k): [str(n) for n in v] for k, v in list(table.items()) if isinstance(v, (list, tuple))}
+
+
 # -- autotuning ------------------------------------------------------------------------------
 def add_autotune_feedback(saver: Callable[..., None]) -> Restore | None:
     """Add *saver* to Inductor's autotuning feedback hooks; None until that is possible.

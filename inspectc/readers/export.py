@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from inspectc import __version__
@@ -10,6 +11,7 @@ from inspectc.readers.analysis import break_groups
 from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
 from inspectc.readers.roofline import roofline
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
+from inspectc.report.phases import kernel_phase
 from inspectc.report.reader import Report
 
 # Graph kinds every frame lists in "graphs" (null when not recorded).
@@ -98,7 +100,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         ],
         "guard_count": f.metrics.guard_count,
         "graphs": graphs,
-        "kernels": [_kernel(report, k, sources) for k in kernels],
+        "kernels": [_kernel(report, k, sources, f.graph_kinds) for k in kernels],
         "compile_time_s": f.metrics.entire_frame_s,
         "metrics": to_plain(f.metrics),
         "region_time_us": f.region_time_us,
@@ -110,7 +112,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
     }
 
 
-def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
+def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[str] = ()) -> dict[str, Any]:
     time = None
     if k.time is not None:
         time = {
@@ -128,6 +130,7 @@ def _kernel(report: Report, k: Kernel, sources: bool) -> dict[str, Any]:
         "kind": k.kind,
         "source": report.kernel_source(k) if sources else None,
         "graph": k.graph_kind,
+        "phase": kernel_phase(k, graph_kinds),
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,

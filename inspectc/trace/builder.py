@@ -133,6 +133,8 @@ class Builder:
         if name in compile_extras.EVENTS:
             return self._on_extra(name, md, payload, cid, rank) or used
         if state is None:
+            if name == "inspectc_kernel_times":  # capture could not tie it to a compile id
+                return self._place_times(rank, payload) or used
             return used
         handler = _HANDLERS.get(name)
         if handler is None:
@@ -332,6 +334,32 @@ class Builder:
         st.guards = st.guards or found
         return True
 
+    def _on_kernel_nodes(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
+        if not kernels.read_kernel_nodes(st, payload):
+            return False
+        self._on_provenance_applied(st)
+        return True
+
+    def _on_provenance_applied(self, st: FrameState) -> None:
+        try:
+            kernels.apply_provenance(self.writer, st)
+        except ValueError as exc:  # provenance's own error: recorded, the kernels keep no groups
+            self.errors.append(f"frame {st.compile_id}: {exc}")
+
+    def _place_times(self, rank: int | None, payload: str | None) -> bool:
+        """Timings capture could not tie to a compile id (no FX graph key): by kernel names."""
+        states = [st for st in self.entries if st.rank == rank]
+        placed, left = kernels.place_times(states, payload)
+        for st, part in placed:
+            kernels.apply_times(self.writer, st, part)
+            self._put(st)
+        if left:
+            self.errors.append(
+                f"kernel timings: {left} graph(s) without an FX graph key matched no single frame "
+                "by kernel names (not applied)"
+            )
+        return bool(placed)
+
     def _on_metrics(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         data = md.get(name)
         if not isinstance(data, dict):
@@ -370,6 +398,7 @@ _HANDLERS: dict[str, Callable[..., bool | None]] = {
     "bwd_compilation_metrics_runtime": Builder._on_metrics,
     "dynamo_guards": Builder._on_guards_json,
     "inspectc_kernel_times": Builder._on_kernel_times,
+    "inspectc_kernel_nodes": Builder._on_kernel_nodes,
     "artifact:inductor_provenance_tracking_node_mappings": Builder._on_provenance,
     "artifact:inductor_provenance_tracking_kernel_stack_traces": Builder._on_provenance,
 }

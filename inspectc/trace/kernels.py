@@ -9,6 +9,7 @@ when a provenance record follows it, :func:`apply_times` for capture's
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -46,6 +47,22 @@ def read_provenance(st: FrameState, name: str, payload: str | None) -> None:
         st.prov_mappings = provenance.parse_node_mappings(payload)
     else:
         st.prov_traces = provenance.parse_kernel_stack_traces(payload)
+
+
+def read_kernel_nodes(st: FrameState, payload: str | None) -> bool:
+    """Capture's ``inspectc_kernel_nodes`` (a backward graph's kernel -> post-grad nodes,
+    which torch does not log) joins the graph's provenance. False when unreadable."""
+    try:
+        data = json.loads(payload or "{}")
+    except ValueError:
+        return False
+    table = data.get("kernel_to_post") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return False
+    parsed = {str(k): tuple(str(n) for n in v) for k, v in table.items() if isinstance(v, list) and v}
+    base = st.prov_mappings or provenance.NodeMappings()
+    st.prov_mappings = replace(base, kernel_to_post={**base.kernel_to_post, **parsed})
+    return True
 
 
 def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
@@ -111,11 +128,11 @@ def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bo
         st.region_time_us = float(region["total_us"])
         st.region_calls = int(region.get("calls") or 0)
     measured = _measured(st, data)
-    total = sum(float(t.get("total_us") or 0.0) for t in measured.values())
+    timed = dict(enumerate(st.kernels))
     for i, t in measured.items():
         calls = int(t.get("calls") or 0)
         tot = float(t.get("total_us") or 0.0)
-        updated = replace(
+        timed[i] = replace(
             st.kernels[i],
             time=KernelTime(
                 calls=calls,
@@ -123,12 +140,57 @@ def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bo
                 mean_us=tot / calls if calls else 0.0,
                 min_us=float(t.get("min_us") or 0.0),
                 max_us=float(t.get("max_us") or 0.0),
-                share=tot / total if total else None,
+                share=None,
             ),
         )
-        st.kernels[i] = updated
-        writer.update_kernel(updated)
+    # share of the frame's kernel time: forward and backward, whichever record brought them
+    total = sum(k.time.total_us for k in timed.values() if k.time is not None)
+    for i, k in timed.items():
+        if k.time is None:
+            continue
+        updated = replace(k, time=replace(k.time, share=k.time.total_us / total if total else None))
+        if updated != st.kernels[i]:
+            st.kernels[i] = updated
+            writer.update_kernel(updated)
     return True
+
+
+def place_times(
+    states: Iterable[FrameState], payload: str | None
+) -> tuple[list[tuple[FrameState, str]], int]:
+    """Graphs of an ``inspectc_kernel_times`` record capture could not tie to a compile id.
+
+    A backward graph compiled without the FX graph cache (``--fresh``, caches off) has no
+    cache key to tie it to its frame: it goes to the one frame whose backward kernels
+    include every kernel it measured. Returns (frame, payload for it) pairs and the number
+    of graphs left unplaced (no frame, or several frames alike).
+    """
+    try:
+        data = json.loads(payload or "{}")
+    except ValueError:
+        return [], 0
+    graphs = data.get("graphs") if isinstance(data, dict) else None
+    if not isinstance(graphs, list):
+        return [], 0
+    frames = list(states)
+    placed: list[tuple[FrameState, str]] = []
+    left = 0
+    for graph in graphs:
+        if not isinstance(graph, dict):
+            continue
+        backward = graph.get("phase") == "backward"
+        names = {e.get("name") for e in graph.get("kernels") or () if isinstance(e, dict)}
+        matches = [
+            st
+            for st in frames
+            if names
+            and names <= {k.name for k in st.kernels if k.graph_kind.endswith("_backward") == backward}
+        ]
+        if len(matches) != 1:
+            left += 1
+            continue
+        placed.append((matches[0], json.dumps({**data, "graphs": [graph], "kernels": {}})))
+    return placed, left
 
 
 def _measured(st: FrameState, data: dict[str, Any]) -> dict[int, dict[str, Any]]:
