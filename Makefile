@@ -1,6 +1,6 @@
 # inspectc: `make demo` runs a sample under capture; `make test` runs every check.
 # Both set up what they need first: a venv in .venv (torch 2.13 CPU from pip, then the
-# project and its dev tools) and Debian's graphviz for `dot`.
+# project and its dev tools) and Debian's graphviz for `dot` (and nodejs for the Perfetto test).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -19,11 +19,15 @@ $(STAMP): pyproject.toml tui/pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]' -e ./tui
 	touch $(STAMP)
 
-# `dot` renders SVG/PNG; the Python graphviz package only writes DOT.
+# `dot` renders SVG/PNG; the Python graphviz package only writes DOT. node runs Perfetto's
+# WebAssembly trace processor for tests/test_perfetto.py.
 sysdeps:
 	@command -v dot >/dev/null 2>&1 || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq graphviz >/dev/null; }
+	@command -v node >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs >/dev/null; }
 
 # `make demo SAMPLE=samples/hf_bert.py` runs another sample; ARGS are the sample's own
 # (`make demo SAMPLE=samples/compile_modes.py ARGS="--mode dynamic"`).
