@@ -69,6 +69,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="fail on frames that failed to compile and on a run that ended with an exception",
     )
+    p.add_argument(
+        "--fail-on-rank-differences",
+        nargs="?",
+        const="all",
+        metavar="KINDS",
+        help="fail when ranks differ: all kinds, or a comma list (cache, collective_schedule,"
+        " collectives_parity, execution_order, tensor_meta, runtime_estimate, frame, recompile,"
+        " graph_break, recompile_reason, status, kernels, ddp_split)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_check)
 
@@ -140,9 +149,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from inspectc.readers.check import Limits, check_frames, render_check
+    from inspectc.readers.check import Limits, check_frames, check_rank_differences, rank_kinds, render_check
+    from inspectc.readers.rank_render import report_differences
     from inspectc.report.open import open_report
 
+    kinds = rank_kinds(args.fail_on_rank_differences)
     limits = Limits(
         max_graph_breaks=args.max_graph_breaks,
         max_recompiles=args.max_recompiles,
@@ -151,6 +162,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     with open_report(args.report) as report:
         result = check_frames(report.frames, report.run, limits)
+        if kinds is not None:
+            check_rank_differences(result, report_differences(report), kinds)
     if args.json:
         data = {
             "ok": result.ok,

@@ -3,6 +3,8 @@
 Each limit is compared with the report's count; in a multi-rank report, with the worst rank's
 count (every rank runs the same program, so a limit means "per process"). Graph breaks are
 every break that happened (not unique locations); DDPOptimizer's splits are not breaks.
+``--fail-on-rank-differences [KINDS]`` fails when the ranks of a multi-rank report differ
+(``rank_render.report_differences``: frames, caches, collectives, execution order...).
 Recompiles are frames compiled again because a guard failed. ``--fail-on-error`` fails on
 frames whose compile failed and on a run that ended with an exception or a non-zero exit.
 """
@@ -12,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from inspectc.errors import UsageError
 from inspectc.readers.analysis import break_groups, one_line
 from inspectc.readers.analysis import printable as _clean
 from inspectc.readers.breaks import flat
+from inspectc.readers.ranks import RankDifference
 from inspectc.report.model import STATUS_FAILED, Frame, Run
 
 
@@ -86,6 +90,53 @@ def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResu
         if errors:
             result.violations.append(Violation("errors", len(errors), None, None, tuple(errors)))
     return result
+
+
+RANK_KINDS = (
+    "frame",
+    "recompile",
+    "graph_break",
+    "recompile_reason",
+    "status",
+    "kernels",
+    "ddp_split",
+    "cache",
+    "collective_schedule",
+    "collectives_parity",
+    "execution_order",
+    "tensor_meta",
+    "runtime_estimate",
+)
+
+
+def rank_kinds(option: str | None) -> frozenset[str] | None:
+    """``--fail-on-rank-differences [KINDS]``: the kinds that fail the gate (None: off)."""
+    if option is None:
+        return None
+    if option == "all":
+        return frozenset(RANK_KINDS)
+    kinds = frozenset(k.strip() for k in option.split(",") if k.strip())
+    unknown = sorted(kinds - set(RANK_KINDS))
+    if unknown or not kinds:
+        raise UsageError(
+            f"--fail-on-rank-differences: unknown kind {', '.join(unknown) or '(none given)'}"
+            f" (kinds: {', '.join(RANK_KINDS)})"
+        )
+    return kinds
+
+
+def check_rank_differences(
+    result: CheckResult, diffs: Sequence[RankDifference], kinds: frozenset[str]
+) -> None:
+    """Add a ``rank_differences`` violation for the differences of *kinds* (multi-rank runs)."""
+    found = [d for d in diffs if d.kind in kinds]
+    result.counts["rank_differences"] = len(found)
+    if found:
+        details = tuple(
+            f"{d.kind}: {one_line(d.what, 80)} (ranks {', '.join(map(str, d.ranks_with))} differ)"
+            for d in found[:10]
+        )
+        result.violations.append(Violation("rank_differences", len(found), None, None, details))
 
 
 def _details(name: str, frames: list[Frame], limit: int = 10) -> list[str]:

@@ -1,35 +1,31 @@
-"""Per-rank differences of a distributed run, and DDPOptimizer's graph splits. No torch.
+"""Per-rank differences of a distributed run's frames. No torch.
 
 In a data-parallel job every rank should compile the same frames into the same graphs and
 kernels; when one rank graph-breaks, recompiles or fuses differently, its collectives no
 longer line up with the others' and the job hangs. :func:`rank_differences` lists what is
 not the same on every rank: frames (and recompiles) that only some ranks compiled, graph
-breaks, recompile reasons, kernels, statuses and DDP splits.
+breaks, recompile reasons, kernels, statuses and DDP splits. Object addresses in guard
+reasons (``___check_obj_id(fn, 140118962476784)``) differ in every process: they are
+normalised (:func:`normalise_reason`) before reasons are compared.
 
-DDP + ``torch.compile``: Dynamo's DDPOptimizer splits a frame's graph at DDP's gradient
-bucket boundaries and compiles each piece as a submodule. torch logs that as
-``optimize_ddp_split_graph`` / ``optimize_ddp_split_child`` events (and counts the pieces
-in ``compilation_metrics.num_graph_breaks``); :func:`ddp_splits` finds them so readers show
-them as DDP splits, not as graph breaks. Graph breaks inside DDP's own Python wrapper
-(``torch/nn/parallel/distributed.py``) are real breaks of torch's code, labelled as such.
+Beside it: ``ddp.py`` (DDPOptimizer's splits), ``rank_records.py`` (cache, collectives,
+execution order, tensor metadata, runtime estimates), ``rank_render.py`` (summary, JSON).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.ddp import DdpSplit
 from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
-DDP_SPLIT_GRAPH = "optimize_ddp_split_graph"
-DDP_SPLIT_CHILD = "optimize_ddp_split_child"
-DDP_WRAPPER_FILE = "torch/nn/parallel/distributed.py"
 MAX_SHOWN = 12
 
 Rank = int | None
@@ -57,13 +53,13 @@ class RankDifference:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class DdpSplit:
-    """A frame whose graph DDPOptimizer split into submodules at bucket boundaries."""
+_OBJECT_ID = re.compile(r"\b(___check_(?:obj|type)_id\(.*?,\s*)\d{6,}(\))")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 
-    rank: Rank
-    compile_id: str
-    submodules: tuple[str, ...]
+
+def normalise_reason(text: str) -> str:
+    """A guard reason with per-process object ids and addresses replaced by ``<id>``."""
+    return _ADDRESS.sub("<address>", _OBJECT_ID.sub(r"\1<id>\2", text))
 
 
 def ranks_of(frames: Iterable[Frame]) -> list[Rank]:
@@ -178,7 +174,7 @@ def _compile_count_differences(
         values: dict[str, Any] = {}
         for r in ranks:
             extra = per_rank.get(r, [])[fewest:]
-            reasons = [rc.guard or rc.text for f in extra for rc in f.recompiles]
+            reasons = [normalise_reason(rc.guard or rc.text) for f in extra for rc in f.recompiles]
             values[_rank_text(r)] = {"compiles": counts[r], "reasons": reasons[:3]}
         what = describe_key((filename, line, function, "0"))
         out.append(RankDifference("frame" if fewest == 0 else "recompile", what, more, rest, values))
@@ -237,7 +233,7 @@ def _frame_differences(key: FrameKey, per_rank: dict[Rank, Frame], ranks: list[R
                 "status", describe_key(key), odd, same, {_rank_text(r): statuses[r] for r in ranks}
             )
         )
-    reasons = {r: [rc.guard or rc.text for rc in per_rank[r].recompiles] for r in ranks}
+    reasons = {r: [normalise_reason(rc.guard or rc.text) for rc in per_rank[r].recompiles] for r in ranks}
     if len({tuple(v) for v in reasons.values()}) > 1:
         odd, same = _majority_split(reasons, ranks)
         out.append(
@@ -292,142 +288,3 @@ def _split_differences(
 def _first_line(text: str, width: int = 90) -> str:
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first if len(first) <= width else first[: width - 1] + "…"
-
-
-# ---------------------------------------------------------------------------
-# DDPOptimizer splits (read from the raw events of the frames that may have them)
-
-
-def ddp_splits(report: Report) -> list[DdpSplit]:
-    """Frames whose graph DDPOptimizer split, with their submodule names, in frame order."""
-    out = []
-    for f in report.frames:
-        if not _may_have_splits(f):
-            continue
-        names: list[str] = []
-        split = False
-        for event in report.events(f.compile_id, f.rank):
-            if event.name == DDP_SPLIT_GRAPH:
-                split = True
-            elif event.name == DDP_SPLIT_CHILD:
-                split = True
-                child = event.metadata.get(DDP_SPLIT_CHILD)
-                name = child.get("name") if isinstance(child, dict) else None
-                names.append(name if isinstance(name, str) else f"submod_{len(names)}")
-        if split:
-            out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=tuple(names)))
-    return out
-
-
-def _may_have_splits(frame: Frame) -> bool:
-    # The builder counts events it does not interpret (these two among them); torch counts
-    # the pieces as graph breaks in its own metrics. Either says: look at the raw events.
-    torch_breaks = frame.metrics.extra.get("num_graph_breaks")
-    return frame.unknown_events > 0 or (
-        isinstance(torch_breaks, int) and torch_breaks > len(frame.graph_breaks)
-    )
-
-
-def in_ddp_wrapper(frame: Frame) -> bool:
-    """True when a frame's graph breaks happen inside DDP's Python wrapper (torch's code)."""
-    if not frame.graph_breaks:
-        return False
-    paths = [frame.filename] + [s.filename for s in frame.user_stack]
-    for gb in frame.graph_breaks:
-        paths.append(gb.filename)
-        paths.extend(s.filename for s in gb.user_stack)
-    return any(p and p.replace("\\", "/").endswith(DDP_WRAPPER_FILE) for p in paths)
-
-
-# ---------------------------------------------------------------------------
-# Rendering (the summary's sections) and the JSON export's "rank_differences"
-
-
-def export_rank_differences(report: Report) -> list[dict[str, Any]]:
-    frames = report.frames
-    if len(ranks_of(frames)) < 2:
-        return []
-    diffs = rank_differences(frames, report.kernels, ddp_splits(report), rank_cwds(report))
-    return [d.to_plain() for d in diffs]
-
-
-def export_ddp_splits(report: Report) -> list[dict[str, Any]]:
-    return [
-        {"rank": s.rank, "compile_id": s.compile_id, "submodules": list(s.submodules)}
-        for s in ddp_splits(report)
-    ]
-
-
-def render_sections(report: Report) -> list[str]:
-    """Summary lines for DDP splits and per-rank differences ([] when there is neither)."""
-    frames = report.frames
-    splits = ddp_splits(report)
-    lines = _render_splits(frames, splits)
-    ranks = ranks_of(frames)
-    if len(ranks) >= 2:
-        diffs = rank_differences(frames, report.kernels, splits, rank_cwds(report))
-        lines.extend(render_differences(diffs, ranks))
-    return lines
-
-
-def _render_splits(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> list[str]:
-    wrapper = [f for f in frames if in_ddp_wrapper(f)]
-    if not splits and not wrapper:
-        return []
-    lines = ["", "DDP (DistributedDataParallel)"]
-    if splits:
-        lines.append(
-            "  DDPOptimizer split these graphs at gradient-bucket boundaries (DDP splits, not graph breaks):"
-        )
-    by_frame = {(f.rank, f.compile_id): f for f in frames}
-    for s in splits[:MAX_SHOWN]:
-        f = by_frame.get((s.rank, s.compile_id))
-        rank = f"r{s.rank} " if s.rank is not None else ""
-        names = ", ".join(s.submodules[:6]) + (", …" if len(s.submodules) > 6 else "")
-        lines.append(
-            f"    {rank}{s.compile_id:<6} {_clean((f.function if f else None) or '?')}():"
-            f" {len(s.submodules)} submodules ({names})"
-        )
-    if len(splits) > MAX_SHOWN:
-        lines.append(f"  … {len(splits) - MAX_SHOWN} more split frames")
-    if wrapper:
-        count = sum(len(f.graph_breaks) for f in wrapper)
-        ids = ", ".join(sorted({f.compile_id for f in wrapper}))
-        lines.append(
-            f"  {count} graph break{'s' * (count != 1)} inside DDP's own wrapper ({DDP_WRAPPER_FILE};"
-            f" frames {ids}): torch's code around your model, expected when compiling a DDP module"
-        )
-    return lines
-
-
-def render_differences(diffs: Sequence[RankDifference], ranks: Sequence[Rank]) -> list[str]:
-    names = ", ".join(_rank_text(r) for r in ranks)
-    if not diffs:
-        return ["", f"Ranks ({names}): every rank compiled the same frames, breaks and kernels"]
-    lines = [
-        "",
-        f"Rank differences ({len(diffs)}; ranks {names}): ranks that compile differently can"
-        " hang in collectives",
-    ]
-    for d in diffs[: MAX_SHOWN * 2]:
-        lines.append(f"  {d.kind:<16} {_clean(_first_line(d.what, 110))}")
-        lines.append(f"  {'':<16}   {_where(d)}")
-    if len(diffs) > MAX_SHOWN * 2:
-        lines.append(f"  … {len(diffs) - MAX_SHOWN * 2} more (inspectc export --json: rank_differences)")
-    return lines
-
-
-def _where(d: RankDifference) -> str:
-    if d.kind in ("frame", "recompile"):
-        counts = "; ".join(f"rank {k}: {v['compiles']}×" for k, v in d.per_rank.items())
-        reasons = [r for v in d.per_rank.values() for r in v["reasons"]][:1]
-        text = f"compiled {counts}"
-        return _clean(text + (f"; first extra: {_first_line(reasons[0], 70)}" if reasons else ""))[:200]
-    values = "; ".join(f"rank {k}: {_short(v)}" for k, v in d.per_rank.items())
-    return _clean(values)[:200]
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(_first_line(str(v), 50) for v in value[:4]) or "-"
-    return str(value)

@@ -10,7 +10,7 @@ from inspectc.readers import breaks, programs, remedies, resume
 from inspectc.readers import extras as compile_extras
 from inspectc.readers import text as report_text
 from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
-from inspectc.readers.ranks import render_sections
+from inspectc.readers.rank_render import render_sections
 from inspectc.readers.text import cut_middle
 from inspectc.report.model import Frame, Recompile, Run, StackFrame
 from inspectc.report.reader import Report

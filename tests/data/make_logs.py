@@ -31,6 +31,10 @@ Scenarios (all CPU):
     ranks4           torchrun --nproc_per_node 4, gloo: DDP of an aot_eager-compiled MLP plus
                      an Inductor-compiled fn; rank 2 feeds DDP another batch size on step 2
                      (recompile) and graph-breaks in the fn
+    ranks3_diverge   torchrun 3 ranks, gloo, Inductor with functional collectives; one shared
+                     Inductor cache: rank 2 misses where ranks 0 and 1 hit; rank 1's graph
+                     schedules two all_reduces (the others one); rank 0 runs one more graph
+                     (execution order); every rank recompiles on an object id (not a divergence)
     training         2-layer MLP, compiled model and compiled SGD step, 3 steps
 
 Usage: .venv/bin/python tests/data/make_logs.py [--jobs 2] [--nproc 4] [scenario ...]
@@ -238,6 +242,57 @@ dist.destroy_process_group()
 """
 
 
+DIVERGE_SCRIPT = """\
+import os
+# ONE Inductor cache for all ranks: rank 2 compiles `compute` first (miss), the others hit it
+os.environ["TORCHINDUCTOR_CACHE_DIR"] += "/shared"
+import torch
+import torch.distributed as dist
+import torch.distributed._functional_collectives as fc
+import torch._inductor.config as inductor_config
+import torch._inductor.debug as inductor_debug
+
+inductor_config.log_tlparse = True        # runtime estimates and tensor metadata per graph
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+torch.manual_seed(0)
+
+def compute(x):
+    return (x.sin() * 2).sum(0)
+
+def reduce_fn(x):
+    y = fc.all_reduce(x * 2, "sum", dist.group.WORLD)
+    if rank == 1:                         # rank 1 schedules a second collective in its graph
+        y = fc.all_reduce(y + 1, "sum", dist.group.WORLD)
+    return y.cos()
+
+def apply(fn, x):                         # guards on fn's identity: object ids differ per process
+    return fn(x)
+
+ccompute = torch.compile(compute)
+creduce = torch.compile(reduce_fn)
+capply = torch.compile(apply, backend="eager")
+if rank == 2:
+    ccompute(torch.randn(4, 4))
+dist.barrier()
+if rank != 2:
+    ccompute(torch.randn(4, 4))
+with inductor_debug.record_and_log_graph_execution_order():
+    for step in range(2):
+        y = creduce(torch.randn(8))
+        if rank != 1:
+            dist.all_reduce(y)            # pairs with rank 1's second collective: no hang
+        if rank == 0 and step == 1:
+            ccompute(torch.randn(4, 4))   # rank 0 runs one more graph
+f1 = lambda t: t + 1
+f2 = lambda t: t * 2
+capply(f1, torch.randn(3))
+capply(f2, torch.randn(3))                # every rank recompiles, on an object id
+dist.barrier()
+dist.destroy_process_group()
+"""
+TORCHRUN = {"ranks4": (RANKS_SCRIPT, None), "ranks3_diverge": (DIVERGE_SCRIPT, 3)}
+
 #: per scenario, the runs to make: (log file stem, use TORCH_DTRACE). TORCH_DTRACE=<dir> is
 #: TORCH_TRACE plus the detailed ``dtrace_structured`` records (``exported_program``,
 #: ``guard_added``, ``expression_created``, ...), what ``tlparse --export`` reads. draft_export
@@ -281,14 +336,15 @@ def _run_once(name: str, stem: str, dtrace: bool, nproc: int, dest: Path) -> str
         trace_dir.mkdir()
         # a real file, so stacks show source lines
         script = tmp / f"{name}.py"
-        if name == "ranks4":
-            script.write_text(RANKS_SCRIPT)
+        if name in TORCHRUN:
+            text, fixed = TORCHRUN[name]
+            script.write_text(text)
             cmd = [
                 sys.executable,
                 "-m",
                 "torch.distributed.run",
                 "--standalone",
-                f"--nproc_per_node={nproc}",
+                f"--nproc_per_node={fixed or nproc}",
                 str(script),
             ]
         else:
@@ -307,7 +363,7 @@ def _run_once(name: str, stem: str, dtrace: bool, nproc: int, dest: Path) -> str
             return f"{name}/{stem}: FAILED, no trace (rc={proc.returncode})\n{proc.stderr[-3000:]}"
         names = []
         for i, log in enumerate(logs):
-            if name == "ranks4":
+            if name in TORCHRUN:
                 rank = _rank_of(log)
                 target = dest / (f"rank_{rank}.log" if rank is not None else log.name)
             else:  # more than one file (a traced compile subprocess, say): keep them all
@@ -417,6 +473,7 @@ def write_counts() -> None:
         "rare": "a compiled `fx.GraphModule` (`dump_file`) and a backward under compiled autograd (`compiled_autograd_graph`), eager backend",
         "multi_recompile": "`dynamic=False`, shapes 2,3,4,5: recompiles with one failed guard per earlier entry",
         "ranks4": "torchrun 4 ranks, gloo DDP + torch.compile; rank 2 has a graph break and recompiles (other batch size)",
+        "ranks3_diverge": "torchrun 3 ranks, gloo, Inductor + functional collectives, shared cache: rank 2 misses where 0 and 1 hit, rank 1 schedules 2 collectives, rank 0 runs one more graph, all recompile on an object id",
         "training": "2-layer MLP, compiled model + compiled `opt.step` (SGD), 3 steps (forward, backward, optimizer); the 2 graph breaks are torch.optim's own",
     }
     fields = [
@@ -467,7 +524,7 @@ def write_counts() -> None:
 
 
 def main() -> None:
-    all_names = [*SCENARIOS, "ranks4"]
+    all_names = [*SCENARIOS, *TORCHRUN]
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

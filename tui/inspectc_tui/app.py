@@ -60,6 +60,7 @@ class InspectcApp(App[None]):
         Binding("slash", "search", "Search"),
         Binding("i", "run_details", "Run"),
         Binding("t", "break_stacks", "Break stacks"),
+        Binding("r", "rank_differences", "Ranks", show=False),
         Binding("e", "edit", "Edit"),
         Binding("x", "export_graph", "Export…"),
     ]
@@ -201,6 +202,13 @@ class InspectcApp(App[None]):
 
         if self.data is not None and not isinstance(self.screen, RunScreen):
             self.push_screen(RunScreen(self.data.run, self.data.account))
+
+    def action_rank_differences(self) -> None:
+        from inspectc_tui.dialogs.ranks import RanksScreen
+
+        if self.data is not None and not isinstance(self.screen, RanksScreen):
+            ranks = {f.rank for f in self.data.frames}
+            self.push_screen(RanksScreen(self.data.rank_differences(), len(ranks)))
 
     def action_break_stacks(self) -> None:
         from inspectc_tui.overview.stacks import BreakStacksScreen

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
+from inspectc.readers.rank_render import report_differences
+from inspectc.readers.ranks import RankDifference
 from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of
 from inspectc.readers.trie import TrieNode, break_trie
 from inspectc.report.account import Account
@@ -98,6 +100,11 @@ class ReportData:
                 for failed in rec.failed_guards:
                     if failed.earlier_compile_id:
                         self._recompiled_by.setdefault(failed.earlier_compile_id, []).append((frame, failed))
+
+    def rank_differences(self) -> list[RankDifference]:
+        """What differs between ranks (read on demand: it walks the run records)."""
+        with self._lock:
+            return report_differences(self._report)
 
     def update(self, fresh: ReportData) -> None:
         """Take over *fresh*'s report and contents (a followed run wrote more); UI thread only.

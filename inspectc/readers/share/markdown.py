@@ -22,6 +22,8 @@ from typing import Any
 from inspectc import __version__
 from inspectc.readers import extras as compile_extras
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
+from inspectc.readers.rank_render import describe, report_differences
+from inspectc.readers.ranks import RankDifference
 from inspectc.readers.roofline import bench_cells
 from inspectc.readers.text import no_mentions, one_line, printable, short_path
 from inspectc.report.model import Frame, Kernel
@@ -62,6 +64,7 @@ class ShareInfo:
     repros: list[str] = field(default_factory=list)
     bundle_name: str | None = None
     bench: dict[int, tuple[str, str]] = field(default_factory=dict)  # kernel id -> isolated, % limit
+    rank_differences: list[RankDifference] = field(default_factory=list)
 
 
 def clean(text: str | None) -> str:
@@ -157,6 +160,7 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         base=run.cwd,
         repros=list(repros or []),
         bundle_name=bundle_name,
+        rank_differences=report_differences(report),
     )
 
 
@@ -286,6 +290,18 @@ def _items(info: ShareInfo) -> list[_Item]:
     return items
 
 
+def _ranks_part(info: ShareInfo) -> str:
+    """What differs between ranks (cache, collectives, frames...): the cause of many hangs."""
+    diffs = info.rank_differences
+    if not diffs:
+        return ""
+    lines = [
+        f"- **{md_text(d.kind, 30)}** {md_text(d.what, 120)}: {md_text(describe(d), 200)}" for d in diffs[:20]
+    ]
+    more = f"\n- … {len(diffs) - 20} more\n" if len(diffs) > 20 else "\n"
+    return f"### Rank differences ({len(diffs)})\n\n" + "\n".join(lines) + more
+
+
 def _kernel_table(info: ShareInfo) -> str:
     if not info.top_kernels:
         if not info.kernels_total:
@@ -339,12 +355,14 @@ def render_markdown(info: ShareInfo, *, limit: int = GITHUB_LIMIT) -> str:
         "kernels": f"### Top kernels by time\n\n{_kernel_table(info)}\n",
         "frames": f"### Frames ({len(info.frames)})\n\n" + _wrap_details("frame table", _frame_table(info)),
         "errors": errors_part,
+        "ranks": _ranks_part(info),
     }
     room = limit - len(head) - len(tail) - _NOTE_RESERVE - sum(len(h) for h in headings.values())
     plan = _Plan(room, _items(info), parts)
     # What a maintainer needs most goes in first; a section's lines stay in order.
     plan.add_lines("failed")
     plan.add_details("failed")
+    plan.add_part("ranks")
     plan.add_part("kernels")
     plan.add_lines("recompiles", share=0.2)
     plan.add_lines("breaks", share=0.6)

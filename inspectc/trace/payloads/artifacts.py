@@ -105,8 +105,8 @@ def execution_order(payload: str | None, *, rank: int | None) -> ExecutionOrder 
     for item in order:
         if isinstance(item, str):
             ids.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("compile_id"), str):
-            ids.append(item["compile_id"])
+        elif isinstance(item, dict):  # a graph loaded from the cache has no compile id: "?"
+            ids.append(item["compile_id"] if isinstance(item.get("compile_id"), str) else "?")
     return ExecutionOrder(rank=rank, compile_ids=tuple(ids))
 
 
