@@ -166,13 +166,17 @@ def live_vs_imported(run: CapturedRun, tmp_path: Path) -> tuple[dict[str, Any], 
 
 
 def only_compile_facts(data: dict[str, Any]) -> dict[str, Any]:
-    """The export less what only a live run knows: run metadata and measured times."""
+    """The export less what only a live run knows: run metadata, measured times, and the
+    fused nodes of backward kernels (capture reads them from Inductor; a log lacks them)."""
     data = dict(data)
     data.pop("run")
     frames = []
     for f in data["frames"]:
         f = dict(f, region_time_us=None, region_calls=None)
-        f["kernels"] = [dict(k, time=None) for k in f["kernels"]]
+        f["kernels"] = [
+            dict(k, time=None, **({"fused_nodes": []} if k.get("phase") == "backward" else {}))
+            for k in f["kernels"]
+        ]
         frames.append(f)
     data["frames"] = frames
     # capture's own records (kernel times, autotuning feedback) are not in the trace log
