@@ -307,7 +307,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from inspectc.report.open import open_report
 
     if args.perfetto:
-        return _export_perfetto(args)
+        from inspectc.cli.perfetto import export_perfetto
+
+        return export_perfetto(args)
     to_file = bool(args.output) and args.output != "-"
     if to_file:  # checked before the work: never over the input, a link or a stranger's file
         check_output(args.output, what="JSON export", ours=_is_export, inputs=[args.report], devices=True)
@@ -319,35 +321,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
-
-
-def _export_perfetto(args: argparse.Namespace) -> int:
-    from inspectc.cli.output import check_output, write_output
-    from inspectc.readers.perfetto import chrome_trace
-    from inspectc.report.open import open_report
-
-    what = "Chrome trace"
-    check_output(args.perfetto, what=what, ours=_is_trace, inputs=[args.report], devices=True)
-    with open_report(args.report) as report:
-        data = chrome_trace(report)
-    write_output(args.perfetto, json.dumps(data, ensure_ascii=False).encode("utf-8"), what=what)
-    slices = sum(1 for e in data["traceEvents"] if e.get("ph") == "X")
-    print(
-        f"{args.perfetto}: {slices} slices; open it in ui.perfetto.dev or chrome://tracing", file=sys.stderr
-    )
-    return 0
-
-
-_TRACE_HEAD = re.compile(rb'\A\s*\{\s*"otherData"\s*:\s*\{\s*"source"\s*:\s*"inspectc"')
-
-
-def _is_trace(path: Path) -> bool:
-    """True when *path* starts like a Chrome trace inspectc wrote (safe to replace)."""
-    try:
-        with open(path, "rb") as fh:
-            return bool(_TRACE_HEAD.match(fh.read(200)))
-    except OSError:
-        return False
 
 
 _EXPORT_HEAD = re.compile(rb'\A\s*\{\s*"schema_version"\s*:\s*\d+\s*,\s*"inspectc_version"\s*:')
