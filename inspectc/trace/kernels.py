@@ -60,6 +60,10 @@ def read_kernel_nodes(st: FrameState, payload: str | None) -> bool:
     if not isinstance(table, dict):
         return False
     parsed = {str(k): tuple(str(n) for n in v) for k, v in table.items() if isinstance(v, list) and v}
+    # in the stack traces' key order (torch's table has its own): origins then come out in
+    # the order an import of the same log, which has only the traces, gives them
+    order = {key: i for i, key in enumerate(st.prov_traces)}
+    parsed = dict(sorted(parsed.items(), key=lambda kv: order.get(kv[0], len(order))))
     base = st.prov_mappings or provenance.NodeMappings()
     st.prov_mappings = replace(base, kernel_to_post={**base.kernel_to_post, **parsed})
     return True
