@@ -93,9 +93,10 @@ def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
         n = seen[base] = seen.get(base, -1) + 1
         handles = by_base.get(base, [])
         keys[i] = handles[n] if n < len(handles) else base
+    mappings, traces = _own_keys(st, by_base)
     groups = provenance.fusion_groups(
-        st.prov_mappings or provenance.NodeMappings(),
-        st.prov_traces,
+        mappings,
+        traces,
         list(dict.fromkeys(keys.values())),
         pre_grad_graph=st.dynamo_text,
     )
@@ -114,6 +115,24 @@ def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
         if updated != kernel:
             st.kernels[i] = updated
             writer.update_kernel(updated)
+
+
+def _own_keys(
+    st: FrameState, by_base: dict[str, list[str]]
+) -> tuple[provenance.NodeMappings, dict[str, tuple[str, ...]]]:
+    """The provenance of this graph's call sites only. Outside a compile's provenance
+    context (a lazily compiled backward) torch's tables keep every earlier graph's call
+    sites: ``cpp_fused_sum_1:4`` of another backward must not join this one's
+    ``cpp_fused_sum_1:14``. A key whose kernel this code does not name stays."""
+    mappings = st.prov_mappings or provenance.NodeMappings()
+    own = {h for handles in by_base.values() for h in handles}
+
+    def keep(key: str) -> bool:
+        return key in own or provenance.base_name(key) == key or provenance.base_name(key) not in by_base
+
+    traces = {k: v for k, v in st.prov_traces.items() if keep(k)}
+    kept = {k: v for k, v in mappings.kernel_to_post.items() if keep(k)}
+    return replace(mappings, kernel_to_post=kept), traces
 
 
 def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bool:
