@@ -10,7 +10,6 @@ from inspectc.readers import programs, remedies
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
 from inspectc.readers.rank_render import export_rank_differences
-from inspectc.readers.ranks import export_ddp_splits, export_rank_differences
 from inspectc.readers.roofline import roofline
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
 from inspectc.report.phases import kernel_phase
