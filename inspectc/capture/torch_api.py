@@ -310,8 +310,14 @@ def compile_backends() -> tuple[CompileBackend, ...] | None:
     cached = getattr(eval_frame, "cached_backends", None)
     if not isinstance(cached, dict):
         return None
+    with warnings.catch_warnings():  # reading a backend's config warns of deprecated keys
+        warnings.simplefilter("ignore")
+        return _backends(list(cached.values()))
+
+
+def _backends(backends: list[Any]) -> tuple[CompileBackend, ...]:
     used: list[CompileBackend] = []
-    for backend in list(cached.values()):
+    for backend in backends:
         if backend is None:
             continue
         name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
@@ -387,6 +393,13 @@ def swap_guard_complete_hook(hook: GuardHook | None) -> GuardHook | None | Missi
     new: Any = hook  # torch types it as its own DynamoGuardCompleteHook protocol
     previous: GuardHook | None = set_guard_complete_hook(new)
     return previous
+
+
+def thread_settings() -> dict[str, int]:
+    """torch's intra-op and inter-op thread pool sizes (what CPU kernel times depend on)."""
+    import torch
+
+    return {"threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads()}
 
 
 def profiler_running() -> bool:

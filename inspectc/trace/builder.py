@@ -18,7 +18,7 @@ from typing import Any
 
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
-from inspectc.trace import kernels, phases
+from inspectc.trace import kernels, phases, timings
 from inspectc.trace.account import RankConflict, RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.payloads import breaks, guards
@@ -323,7 +323,7 @@ class Builder:
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
     def _on_kernel_times(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
-        return kernels.apply_times(self.writer, st, payload)
+        return timings.apply_times(self.writer, st, payload)
 
     def _on_guards_json(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         found = guards.parse_guard_list(payload)  # older torch: dynamo_guards, a JSON list

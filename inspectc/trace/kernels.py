@@ -2,17 +2,14 @@
 
 The builder calls these with the frame's :class:`FrameState` and the report writer:
 :func:`add_output_code` when an ``inductor_output_code`` record arrives, :func:`apply_provenance`
-when a provenance record follows it, :func:`apply_times` for capture's
-``inspectc_kernel_times``. No torch.
+when a provenance record follows it (measured times: :mod:`inspectc.trace.timings`). No torch.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from typing import Any
 
-from inspectc.report.model import Kernel, KernelTime, Origin
+from inspectc.report.model import Kernel, Origin
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.frames import FrameState
 from inspectc.trace.payloads import output_code, provenance
@@ -93,63 +90,3 @@ def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
         if updated != kernel:
             st.kernels[i] = updated
             writer.update_kernel(updated)
-
-
-def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bool:
-    """Measured calls of the frame's kernels (capture's ``inspectc_kernel_times``).
-
-    False when the payload is not a JSON object (nothing applied).
-    """
-    try:
-        data = json.loads(payload or "{}")
-    except ValueError:
-        return False
-    if not isinstance(data, dict):
-        return False
-    region = data.get("region") or {}
-    if isinstance(region, dict) and isinstance(region.get("total_us"), (int, float)):
-        st.region_time_us = float(region["total_us"])
-        st.region_calls = int(region.get("calls") or 0)
-    measured = _measured(st, data)
-    total = sum(float(t.get("total_us") or 0.0) for t in measured.values())
-    for i, t in measured.items():
-        calls = int(t.get("calls") or 0)
-        tot = float(t.get("total_us") or 0.0)
-        updated = replace(
-            st.kernels[i],
-            time=KernelTime(
-                calls=calls,
-                total_us=tot,
-                mean_us=tot / calls if calls else 0.0,
-                min_us=float(t.get("min_us") or 0.0),
-                max_us=float(t.get("max_us") or 0.0),
-                share=tot / total if total else None,
-            ),
-        )
-        st.kernels[i] = updated
-        writer.update_kernel(updated)
-    return True
-
-
-def _measured(st: FrameState, data: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Kernel index -> its timing entry."""
-    measured: dict[int, dict[str, Any]] = {}
-    graphs = data.get("graphs")
-    if isinstance(graphs, list) and graphs:
-        # Per graph: forward kernels come from output_code, backward from *_backward.
-        for graph in graphs:
-            if not isinstance(graph, dict):
-                continue
-            backward = graph.get("phase") == "backward"
-            by_name = {
-                k.name: i for i, k in enumerate(st.kernels) if k.graph_kind.endswith("_backward") == backward
-            }
-            for entry in graph.get("kernels") or ():
-                if isinstance(entry, dict) and entry.get("name") in by_name:
-                    measured.setdefault(by_name[entry["name"]], entry)
-        return measured
-    flat = data.get("kernels") or {}
-    for i, k in enumerate(st.kernels):
-        if isinstance(flat, dict) and isinstance(flat.get(k.name), dict):
-            measured[i] = flat[k.name]
-    return measured
