@@ -168,7 +168,10 @@ class KernelsPane(FramePane):
         if t is None:
             out.append("not timed", style="dim")
         else:
-            out.append(f"median {micros(t.median_us)}", style="bold")
+            if t.median_us is not None:
+                out.append(f"median {micros(t.median_us)}", style="bold")
+            else:  # a schema-2 report kept no samples
+                out.append(f"mean {micros(t.mean_us)} (median not recorded)", style="bold")
             launches = f" ({t.launches} launches each)" if t.launches and t.launches > 1 else ""
             out.append(
                 f" per call, n={t.calls}{launches} · min {micros(t.min_us)} · p90 {micros(t.p90_us)} · "
