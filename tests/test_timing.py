@@ -33,6 +33,7 @@ class TimedRun:
     baseline: list[Any]
     timed: list[Any]
     losses: tuple[list[float], list[float]]
+    hook_after_window: Any = "not read"
 
 
 class _Feed(logging.Handler):
@@ -81,12 +82,16 @@ def _run() -> TimedRun:
     try:
         timer.start()
         timed, timed_losses = _train(timer)
+        from torch._C._dynamo.eval_frame import set_guard_complete_hook
+
+        after_window = set_guard_complete_hook(None)  # what runs in the loop after the window
+        set_guard_complete_hook(after_window)
         timer.stop()
     finally:
         trace_log.removeHandler(handler)
         trace_log.setLevel(old_level)
         torch._dynamo.reset()
-    return TimedRun(timer, emitted, baseline, timed, (base_losses, timed_losses))
+    return TimedRun(timer, emitted, baseline, timed, (base_losses, timed_losses), after_window)
 
 
 def _payload(run: TimedRun) -> dict[str, Any]:
@@ -146,6 +151,8 @@ def test_profiler_ran_in_one_short_window_and_timer_cleaned_up(run: TimedRun) ->
     from torch._C._dynamo.eval_frame import set_guard_complete_hook
 
     assert run.timer.windows == 1
+    # the window closed after 1 + 3 of 8 steps: from then on nothing of ours ran per frame entry
+    assert run.hook_after_window is None
     assert torch._inductor.config.cpp.enable_kernel_profile is False
     previous = set_guard_complete_hook(None)
     assert previous is None  # the timer removed its frame-entry hook

@@ -77,6 +77,7 @@ class KernelTimer:
         self._hook = self._on_frame_entry  # one bound-method object, to recognise it later
         self._thread = threading.get_ident()
         self._hook_installed = False
+        self._done = False
         self._restore_kernel_profile: torch_api.Restore | None = None
         self.windows = 0  # profiler sessions run, for tests and benchmarks
         self.own_seconds = 0.0  # time spent starting, stopping and reading the profiler
@@ -94,12 +95,31 @@ class KernelTimer:
             else:
                 self._restore_kernel_profile = restore
         self._thread = threading.get_ident()
+        self._install_hook()
+
+    def _install_hook(self) -> None:
+        """Chain the frame-entry tick into Dynamo's guard-complete hook (while a window is due)."""
+        if self._hook_installed or not self._started or self._done:
+            return
         previous = torch_api.swap_guard_complete_hook(self._hook)
         if isinstance(previous, Missing):
-            self.errors.append(f"no frame-entry tick: {previous.why}")
+            if not any(e.startswith("no frame-entry tick") for e in self.errors):
+                self.errors.append(f"no frame-entry tick: {previous.why}")
             return
         self._prev_hook = previous
         self._hook_installed = True
+
+    def _remove_hook(self) -> None:
+        """Take the tick out, so nothing of ours runs in the user's loop between windows."""
+        if not self._hook_installed:
+            return
+        current = torch_api.swap_guard_complete_hook(self._prev_hook)
+        if current is not self._hook and not isinstance(current, Missing):
+            # someone chained a hook after ours: leave theirs in place; ours stays inside it
+            torch_api.swap_guard_complete_hook(current)
+            return
+        self._hook_installed = False
+        self._prev_hook = None
 
     def on_compile_start(self) -> None:
         """A Dynamo frame compile or a lazy backward compile begins: never profile it."""
@@ -116,6 +136,7 @@ class KernelTimer:
             if graph is not None:
                 graph.compile_id = compile_id
         self._armed = True
+        self._install_hook()  # taken out after each window: the next one needs it
 
     def observe(self, metadata: dict[str, Any], payload: str | None) -> None:
         """Feed one `torch.__trace` record; drives the compile-start/compile-end calls.
@@ -165,12 +186,10 @@ class KernelTimer:
                 self.errors.append("stop() from another thread: the open window was dropped")
                 self._prof = None
         self._armed = False
-        if self._hook_installed:
-            current = torch_api.swap_guard_complete_hook(self._prev_hook)
-            if current is not self._hook:  # someone chained after us: leave theirs in place
-                torch_api.swap_guard_complete_hook(None if isinstance(current, Missing) else current)
-            self._hook_installed = False
-            self._prev_hook = None
+        self._done = True  # no hook is installed again
+        self._remove_hook()
+        self._hook_installed = False
+        self._prev_hook = None
         for result in self._results:
             self._attributor.ingest(result.events())
         self._results.clear()
@@ -187,6 +206,7 @@ class KernelTimer:
     def abandon(self) -> None:
         """In a forked child: take the frame-entry tick out, emit nothing, profile nothing."""
         self._armed = False
+        self._done = True
         self._prof = None  # the parent's window: the child's copy is never stopped or read
         self._results.clear()
         if self._hook_installed:
@@ -214,6 +234,8 @@ class KernelTimer:
                 self._close_window()
         if self._prof is None and self._armed:
             self._open_window()
+        if self._prof is None and not self._armed:
+            self._remove_hook()  # idle until the next compile arms a window
 
     def _open_window(self) -> None:
         if torch_api.profiler_running():
