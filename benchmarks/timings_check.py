@@ -47,9 +47,8 @@ def check(path: str) -> None:
         fallbacks = [k for k in externs if k.name.startswith("torch.ops.")]
         for k in fallbacks[:8]:
             t = k.time
-            print(
-                f"    fallback {k.name}: {'%.1f µs median, n=%d' % (t.typical_us, t.calls) if t else 'untimed'}"
-            )
+            said = f"{t.typical_us:.1f} µs median, n={t.calls}" if t else "untimed"
+            print(f"    fallback {k.name}: {said}")
         multi = [k for k in r.kernels if k.time and k.time.launches and k.time.launches > 1]
         print(f"  kernels launched more than once per call: {len(multi)}")
         for k in multi[:5]:
