@@ -122,9 +122,13 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     for f in frames:
         if f.compile_id in ids and f.timing is not None:
             line = shown_vs_measured(f.timing)
-            rest = ", ".join(f"{_clean(n)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3])
+            rest = ", ".join(
+                f"{cut_middle(_clean(n), 50)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3]
+            )
             if line:
                 out.append(f"frame {f.compile_id}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
+            if f.timing.absent and timed:
+                out.append(f"frame {f.compile_id}: {f.timing.absent}")
             if f.timing.replay_us is not None:
                 out.append(
                     f"frame {f.compile_id}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"

@@ -20,6 +20,11 @@ from inspectc.report.writer import ReportWriter
 from inspectc.trace.frames import FrameState
 from inspectc.trace.kernel_names import op_key, site_number
 
+CUDA_GRAPHS_UNNAMED = (
+    "CUDA graphs: in a graph replay the profiler names the library kernels an extern op ran "
+    "(cuBLAS, attention), not the op, so extern ops have no time of their own; theirs is in the "
+    "replay time and listed as not a kernel"
+)
 CUDA_GRAPHS_ABSENT = (
     "CUDA graphs: the frame's kernels ran inside graph replays and the profiler named none of "
     "them; the replay is timed per call instead"
@@ -138,6 +143,8 @@ def _frame_timing(
     replays = [g["replay"] for g in graphs if isinstance(g.get("replay"), dict)]
     calls = sum(int(_num(g.get("graph"), "calls") or 0) for g in graphs)
     absent = None
+    if replays and rest:
+        absent = CUDA_GRAPHS_UNNAMED
     if not any_joined:
         errors = [str(e) for e in data.get("errors") or ()]
         if replays:
