@@ -208,6 +208,7 @@ class ReportWriter:
                 return
 
     def close(self) -> None:
+        self.before_flush = None  # its owner (a capture) is not kept alive by the flush thread
         with self._lock:
             if not self._closed:
                 self._commit_locked(begin=False)
