@@ -1,15 +1,21 @@
 """Capture overhead: `inspectc run` against plain `python` and `TORCH_TRACE=dir python`.
 
-Each round runs the same script three ways with a cold Inductor cache (a fresh cache folder
-per run), alternating the order between rounds so drift hits all three alike. Prints the
-median wall time of each and the ratios to plain python. Target: inspectc <= 1.03x plain.
+Each round runs the same script four ways (plain, TORCH_TRACE, `inspectc run`, `inspectc run
+--no-timings`) with a cold Inductor cache (a fresh cache folder per run), rotating the order
+between rounds so drift hits all alike. Prints the median wall time of each and the ratios to
+plain python. Targets (issue 16): inspectc run <= 1.05x plain, --no-timings <= 1.03x.
+
+--loop: the training loop of benchmarks/loop_step.py under plain python and `inspectc run`; it
+times its own steps after capture's timing window has closed. Target: within 2% of plain.
 
     python benchmarks/bench_run.py [--rounds 3] [--script samples/mlp_train.py -- --steps 5]
+    python benchmarks/bench_run.py --loop [--rounds 3] [-- --model mlp --steps 400]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -31,16 +37,55 @@ def timed(cmd: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
+def loop_step_ms(cmd: list[str], env: dict[str, str]) -> float:
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    found = [line for line in proc.stdout.splitlines() if line.startswith("LOOP ")]
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    return float(json.loads(found[-1][5:])["median_ms"])
+
+
+def loop(opts: argparse.Namespace, inspectc: list[str], work: Path) -> None:
+    script = str(ROOT / "benchmarks" / "loop_step.py")
+    args = opts.args or ["--model", "mlp", "--steps", "400", "--after", "60"]
+    variants = {
+        "python": lambda d: [sys.executable, script, *args],
+        "inspectc run": lambda d: [*inspectc, "run", "-q", "-o", str(d / "r.inspectc"), script, *args],
+    }
+    steps: dict[str, list[float]] = {name: [] for name in variants}
+    for i in range(opts.rounds):
+        for name in list(variants)[i % 2 :] + list(variants)[: i % 2]:
+            d = work / f"loop-{i}-{name.replace(' ', '_')}"
+            d.mkdir()
+            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(d / "cache"))
+            steps[name].append(loop_step_ms(variants[name](d), env))
+    base = statistics.median(steps["python"])
+    print(
+        f"loop: benchmarks/loop_step.py {' '.join(args)}   rounds: {opts.rounds}; step time after the window"
+    )
+    print(f"{'variant':<22}{'median ms':>10}{'min ms':>9}{'max ms':>9}{'ratio':>8}")
+    for name, t in steps.items():
+        med = statistics.median(t)
+        print(f"{name:<22}{med:>10.3f}{min(t):>9.3f}{max(t):>9.3f}{med / base:>8.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--script", default=str(ROOT / "samples" / "graph_breaks.py"))
+    parser.add_argument("--loop", action="store_true", help="step time of a training loop after the window")
     parser.add_argument("args", nargs="*")
     opts = parser.parse_args()
     inspectc = [str(Path(sys.executable).parent / "inspectc")]
     if not Path(inspectc[0]).exists():
         inspectc = [sys.executable, "-m", "inspectc"]
     work = Path(tempfile.mkdtemp(prefix="bench-run-"))
+    if opts.loop:
+        try:
+            loop(opts, inspectc, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     variants = {
         "python": lambda d: [sys.executable, opts.script, *opts.args],
         "TORCH_TRACE python": lambda d: [sys.executable, opts.script, *opts.args],
@@ -53,12 +98,22 @@ def main() -> None:
             opts.script,
             *opts.args,
         ],
+        "inspectc --no-timings": lambda d: [
+            *inspectc,
+            "run",
+            "-q",
+            "--no-timings",
+            "-o",
+            str(d / "r.inspectc"),
+            opts.script,
+            *opts.args,
+        ],
     }
     times: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     try:
         for i in range(opts.rounds):
-            order = names[i % 3 :] + names[: i % 3]
+            order = names[i % len(names) :] + names[: i % len(names)]
             for name in order:
                 d = work / f"{i}-{name.replace(' ', '_')}"
                 d.mkdir()

@@ -15,6 +15,7 @@ from conftest import Captures, run_cli
 from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, op_signature
 from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Kernel
+from inspectc.report.open import open_report
 
 
 def diff(*args: str) -> tuple[int, str, str]:
@@ -188,3 +189,42 @@ def test_a_captured_run_and_the_imported_log_of_a_plain_run_match(tmp_path: Path
         code, out, _ = diff(str(a), str(b))
         assert code == 0, out
         assert "No structural differences" in out
+
+
+@pytest.mark.capture
+def test_a_change_within_noise_is_never_a_slowdown(captures: Captures) -> None:
+    """Real samples: every kernel of a real CPU training run (a busy two-core machine: CVs of
+    50-150% are common). Its odd and even calls are two runs of one program: their medians
+    differ by far more than 5%, and the rule must call that noise. The same samples moved past
+    their own spread (plus twice the maximum) are a real slowdown and must be one."""
+    from dataclasses import replace
+
+    from inspectc.readers.difftimes import slowdowns, time_change
+    from inspectc.report.model import KernelTime
+    from inspectc.report.stats import summary
+
+    def time_of(samples: list[float]) -> KernelTime:
+        s = summary(samples)
+        keep = ("calls", "total_us", "mean_us", "min_us", "max_us", "median_us", "p90_us", "cv")
+        return KernelTime(**{k: s[k] for k in keep}, samples=tuple(samples))
+
+    run = captures.get("mlp_train.py", "--steps", "12", cache="fusion-mlp")
+    assert run.proc.returncode == 0, run.proc.stderr
+    with open_report(run.report) as r:
+        timed = [k for k in r.kernels if k.time is not None and len(k.time.samples) >= 10]
+    assert len(timed) >= 10
+    halves, slower, few = [], [], []
+    for k in timed:
+        assert k.time is not None
+        s = list(k.time.samples)
+        share = 1 / len(timed)
+        halves.append(replace(time_change(k.name, time_of(s[0::2]), time_of(s[1::2])), share=share))
+        moved = [v + 2 * max(s) for v in s]
+        slower.append(replace(time_change(k.name, time_of(s), time_of(moved)), share=share))
+        few.append(replace(time_change(k.name, time_of(s[:3]), time_of(s[-3:])), share=share))
+    assert any(abs(c.ratio - 1) > 0.05 for c in halves + few)  # the noise is real
+    assert [c.what for c in halves if not c.noise] == []
+    assert slowdowns(halves, 5) == [] and slowdowns(few, 5) == []
+    assert all(c.noise and "n=3" in c.noise for c in few)
+    assert all(c.noise is None for c in slower)
+    assert len(slowdowns(slower, 5)) == 1 + len(timed)  # the total and every kernel

@@ -172,7 +172,7 @@ def only_compile_facts(data: dict[str, Any]) -> dict[str, Any]:
     data.pop("run")
     frames = []
     for f in data["frames"]:
-        f = dict(f, region_time_us=None, region_calls=None)
+        f = dict(f, region_time_us=None, region_calls=None, timing=None)
         f["kernels"] = [
             dict(k, time=None, **({"fused_nodes": []} if k.get("phase") == "backward" else {}))
             for k in f["kernels"]

@@ -87,3 +87,23 @@ def test_compile_id_parses_every_form(text: str, expected: CompileId) -> None:
     assert CompileId.parse(text) == expected
     if expected.frame is not None or expected.autograd is not None:
         assert str(CompileId.parse(text)) == text
+
+
+V2 = Path(__file__).parent / "data" / "reports" / "v2-mlp_train.inspectc"  # made by inspectc 0.2 (schema 2)
+
+
+def test_v2_report_opens_its_times_without_samples_shown_by_the_mean_and_flagged() -> None:
+    with open_report(V2) as r:
+        assert r.schema_version == 2
+        timed = [k for k in r.kernels if k.time is not None]
+        assert timed, "the v2 report has kernel times"
+        for k in timed:
+            t = k.time
+            assert t is not None
+            assert t.median_us is None and t.p90_us is None and t.cv is None and t.samples == ()
+            assert t.typical_us == t.mean_us  # shown by the mean, the figure v2 kept
+            assert t.noise == "spread not recorded"
+        assert all(f.timing is None for f in r.frames)
+    proc = run_cli("kernels", str(V2), check=True)
+    assert "median" in proc.stdout.splitlines()[0]
+    assert "noisy (spread not recorded)" in proc.stdout

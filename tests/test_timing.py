@@ -16,7 +16,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from inspectc.capture.timing import KernelTimer, builder_name, kernel_kind  # noqa: E402
+from inspectc.capture.kineto import kernel_kind  # noqa: E402
+from inspectc.capture.timing import KernelTimer  # noqa: E402
+from inspectc.trace.kernel_names import op_key, site_number  # noqa: E402
 
 pytestmark = pytest.mark.capture
 
@@ -31,6 +33,7 @@ class TimedRun:
     baseline: list[Any]
     timed: list[Any]
     losses: tuple[list[float], list[float]]
+    hook_after_window: Any = "not read"
 
 
 class _Feed(logging.Handler):
@@ -79,12 +82,16 @@ def _run() -> TimedRun:
     try:
         timer.start()
         timed, timed_losses = _train(timer)
+        from torch._C._dynamo.eval_frame import set_guard_complete_hook
+
+        after_window = set_guard_complete_hook(None)  # what runs in the loop after the window
+        set_guard_complete_hook(after_window)
         timer.stop()
     finally:
         trace_log.removeHandler(handler)
         trace_log.setLevel(old_level)
         torch._dynamo.reset()
-    return TimedRun(timer, emitted, baseline, timed, (base_losses, timed_losses))
+    return TimedRun(timer, emitted, baseline, timed, (base_losses, timed_losses), after_window)
 
 
 def _payload(run: TimedRun) -> dict[str, Any]:
@@ -127,9 +134,16 @@ def test_kernel_calls_and_kinds(run: TimedRun) -> None:
     assert any(k["profiler_name"] == "aten::mm" for k in bwd)
     for kernel in [*phases["forward"]["kernels"], *bwd]:
         assert kernel["calls"] == COUNT <= STEPS - 1  # never more than the calls made
-        assert 0 < kernel["min_us"] <= kernel["mean_us"] <= kernel["max_us"]
+        assert 0 < kernel["min_us"] <= kernel["median_us"] <= kernel["p90_us"] <= kernel["max_us"]
+        assert kernel["min_us"] <= kernel["mean_us"] <= kernel["max_us"]
         assert kernel["total_us"] == pytest.approx(kernel["mean_us"] * kernel["calls"], abs=0.01)
-    assert set(data["kernels"]) >= {"extern_kernels.addmm:1", "extern_kernels.addmm:2"}
+        # every sample kept (under the cap): they are the figures' source
+        assert len(kernel["samples"]) == kernel["calls"] == kernel["kept"]
+        assert sum(kernel["samples"]) == pytest.approx(kernel["total_us"], abs=0.01)
+        assert kernel["launches"] >= kernel["calls"]
+    env = data["environment"]
+    assert env["threads"] == torch.get_num_threads() and env["cpus"]
+    assert len(env["load_avg"]) == 2  # one window: its start and its end
     assert data["region"]["calls"] == COUNT
 
 
@@ -137,6 +151,8 @@ def test_profiler_ran_in_one_short_window_and_timer_cleaned_up(run: TimedRun) ->
     from torch._C._dynamo.eval_frame import set_guard_complete_hook
 
     assert run.timer.windows == 1
+    # the window closed after 1 + 3 of 8 steps: from then on nothing of ours ran per frame entry
+    assert run.hook_after_window is None
     assert torch._inductor.config.cpp.enable_kernel_profile is False
     previous = set_guard_complete_hook(None)
     assert previous is None  # the timer removed its frame-entry hook
@@ -158,10 +174,29 @@ def test_kernel_kind(profiler_name: str, kind: str, name: str) -> None:
     assert kernel_kind(profiler_name) == (kind, name)
 
 
-def test_builder_name() -> None:
-    assert builder_name("aten::addmm", 0, 2) == "extern_kernels.addmm:1"
-    assert builder_name("aten::mm", 0, 1) == "extern_kernels.mm"
-    assert builder_name("graph_0_cpp_fused_sum_1", 0, 1) == "cpp_fused_sum_1"
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("aten::addmm", "aten::addmm"),
+        ("extern_kernels.addmm:4", "aten::addmm"),
+        ("extern_kernels.mm", "aten::mm"),
+        (
+            "torch.ops.aten._scaled_dot_product_cudnn_attention.default",
+            "aten::_scaled_dot_product_cudnn_attention",
+        ),
+        ("torch.ops.aten.convolution_backward.default:3", "aten::convolution_backward"),
+        ("torch.ops.mkldnn._linear_pointwise.default", "mkldnn::_linear_pointwise"),
+        ("aten.mm.default", "aten::mm"),
+        ("triton_poi_fused_add_0", None),
+        ("cpp_fused_sum_1", None),
+    ],
+)
+def test_one_naming_rule_joins_profiler_and_output_code(name: str, key: str | None) -> None:
+    assert op_key(name) == key
+
+
+def test_site_number() -> None:
+    assert site_number("extern_kernels.addmm:4") == 3 and site_number("extern_kernels.mm") == 0
 
 
 def test_bad_window_is_refused() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspectc.capture.timing import kernel_kind
+from inspectc.capture.kineto import kernel_kind
 from inspectc.report.bench import MODULE, Isolated, cv_of, summarize
 
 CALL_RANGE = "inspectc_bench_call"

@@ -12,9 +12,7 @@ Capture must never break the user's program: its own failures are recorded in th
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import os
 import platform
 import socket
@@ -31,6 +29,7 @@ from typing import Any
 from inspectc import __version__
 from inspectc.capture import settings, torch_api
 from inspectc.capture.backward_nodes import BackwardNodes
+from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
 from inspectc.report.model import Run, RunOptions
@@ -38,23 +37,6 @@ from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 
 MAX_ERRORS = 100  # capture errors kept in one report
-
-
-class _TraceHandler(logging.Handler):
-    """Receives structured-trace records and hands them to its capture."""
-
-    def __init__(self, owner: Capture) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.owner = owner
-
-    def emit(self, record: logging.LogRecord) -> None:
-        metadata = getattr(record, "metadata", None)
-        if not isinstance(metadata, dict):
-            return
-        self.owner._on_record(metadata, getattr(record, "payload", None), record.created)
-
-    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging API
-        pass  # _on_record records its own failures; never print into the user's stderr
 
 
 class Capture:
@@ -91,7 +73,7 @@ class Capture:
         self._pid = os.getpid()
         self._writer: ReportWriter | None = None
         self._builder: Builder | None = None
-        self._handler: _TraceHandler | None = None
+        self._handler: TraceHandler | None = None
         self._restore: list[Restore] = []
         self._run = Run(
             argv=tuple(argv if argv is not None else sys.argv),
@@ -112,7 +94,7 @@ class Capture:
         self._lock = threading.Lock()
         self._feed_lock = threading.RLock()  # the builder is not thread-safe
         self._stopped = False
-        self._compiling: str | None = None
+        self._status = StatusLine(status_line) if status_line is not None else None
         self._autotune_hooked = False
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
         self._bw_nodes = BackwardNodes() if provenance else None  # backward kernels' fused nodes
@@ -148,13 +130,14 @@ class Capture:
             started=time.time(),
             end_reason="running",
             torch_version=torch_version,
-            triton_version=_package_version("triton"),
+            triton_version=package_version("triton"),
             cuda_version=torch_api.cuda_version(),
             rank=rank,
             world_size=world,
         )
         self._writer.set_meta("run", self._run)
         self._builder = Builder(self._writer, rank=rank)
+        self._writer.before_flush = self._write_held_frames
         self._builder.torch_version = torch_version
         note = torch_api.untested_version()
         if note is not None:
@@ -195,7 +178,8 @@ class Capture:
         self._detach()
         self._stop_timer()
         settings.undo(self._restore, self._record_error)
-        self._clear_status()
+        if self._status is not None:
+            self._status.clear()
         if self._writer is None or self._builder is None:
             return
         try:
@@ -278,7 +262,7 @@ class Capture:
         if trace_log.level == logging.NOTSET or trace_log.level > logging.DEBUG:
             trace_log.setLevel(logging.DEBUG)
         self._restore.append(lambda: trace_log.setLevel(old_level))
-        self._handler = _TraceHandler(self)
+        self._handler = TraceHandler(self)
         trace_log.addHandler(self._handler)
 
     def _detach(self) -> None:
@@ -296,6 +280,18 @@ class Capture:
             self._writer.abandon()
         self._writer = None
         self._builder = None
+
+    def _write_held_frames(self) -> None:
+        """From the writer's flush thread: frames the builder held back, unless it is busy."""
+        if not self._feed_lock.acquire(blocking=False):
+            return  # a record is being fed: its frames are written at the next flush
+        try:
+            if self._builder is not None:
+                self._builder.write_pending()
+        except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the program
+            self._record_error("writing frames", exc)
+        finally:
+            self._feed_lock.release()
 
     def _on_record(self, metadata: dict[str, Any], payload: Any, created: float) -> None:
         if os.getpid() != self._pid or self._builder is None:
@@ -319,9 +315,10 @@ class Capture:
             elif self._bw_nodes is not None and (why := self._bw_nodes.take_missing()):
                 self._record(f"fused nodes of backward kernels not recorded: {why}")
             if "compilation_metrics" in metadata and self._writer is not None:
+                self._builder.write_pending()
                 self._writer.flush()  # a frame ended: keep it even if the process dies now
-            if self.status_line is not None:
-                self._update_status(metadata)
+            if self._status is not None:
+                self._status.update(metadata)
         except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the program
             self._record_error("recording an event", exc)
 
@@ -338,16 +335,7 @@ class Capture:
     def _on_autotune(self, timings: dict[Any, float], name: str, *rest: Any) -> None:
         """Feedback hook: one synthetic ``inspectc_autotune`` event per autotuned op."""
         try:
-            meta: dict[str, Any] = {"inspectc_autotune": {"op": name}, **torch_api.current_compile_id()}
-            choices = [
-                {
-                    "name": str(getattr(choice, "name", choice)),
-                    "desc": str(getattr(choice, "description", "") or ""),
-                    "ms": float(ms) if math.isfinite(ms) else None,
-                }
-                for choice, ms in timings.items()
-            ]
-            payload = json.dumps({"op": name, "choices": choices})
+            meta, payload = autotune_event(timings, name, torch_api.current_compile_id())
         except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the compile
             self._record_error("recording autotuning results", exc)
             return
@@ -366,23 +354,6 @@ class Capture:
                 self._writer.set_meta("capture_errors", list(self.errors))
             except sqlite3.Error:
                 pass  # noqa: S110 - kept in self.errors: stop() writes them with the run
-
-    # -- live status line (terminal only) ----------------------------------------------
-    def _update_status(self, metadata: dict[str, Any]) -> None:
-        assert self.status_line is not None
-        if "dynamo_start" in metadata:
-            stack = metadata["dynamo_start"].get("stack") or [{}]
-            top = stack[-1] if isinstance(stack[-1], dict) else {}
-            cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
-            self._compiling = cid
-            self.status_line(f"compiling {cid} {top.get('name', '?')}() line {top.get('line', '?')}")
-        elif "compilation_metrics" in metadata and self._compiling:
-            self._clear_status()
-
-    def _clear_status(self) -> None:
-        if self.status_line is not None and self._compiling is not None:
-            self.status_line("")
-        self._compiling = None
 
 
 # Captures started and not yet stopped. Fork handlers are registered once per process (a
@@ -405,12 +376,3 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
-
-
-def _package_version(name: str) -> str | None:
-    from importlib import metadata
-
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None

@@ -22,122 +22,21 @@ synthetic event per compile id: metadata ``{"inspectc_kernel_times": {...}}``, J
 from __future__ import annotations
 
 import json
-import math
-import re
+import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspectc.capture import torch_api
+from inspectc.capture.kineto import Attributor, GraphTimes
+from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
 
-SCHEMA_VERSION = 1
-REGION_PREFIX = "Torch-Compiled Region: "
-GRAPH_PREFIX = "## Call CompiledFxGraph "
-BACKWARD_RANGE = "CompiledFunctionBackward"
-_CPP_PROFILE_NAME = re.compile(r"^graph_(-?\d+)_(cpp_.*)$")
+SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
 _COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})
-_DEVICE_ACTIVITIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
-_RUNTIME_ACTIVITIES = frozenset({"cuda_runtime", "cuda_driver", "privateuse1_runtime"})
 
 Emit = Callable[[dict[str, Any], str], None]
-
-
-@dataclass(slots=True)
-class _Stats:
-    """Running statistics of durations in microseconds."""
-
-    values: list[float] = field(default_factory=list)
-
-    def add(self, us: float) -> None:
-        self.values.append(us)
-
-    def as_dict(self) -> dict[str, float | int]:
-        v = self.values
-        if not v:
-            return {"calls": 0, "total_us": 0.0, "mean_us": 0.0, "min_us": 0.0, "max_us": 0.0}
-        total = math.fsum(v)
-        return {
-            "calls": len(v),
-            "total_us": round(total, 3),
-            "mean_us": round(total / len(v), 3),
-            "min_us": round(min(v), 3),
-            "max_us": round(max(v), 3),
-        }
-
-
-@dataclass(slots=True, eq=False)
-class _Graph:
-    """What was measured for one FX graph (identified by cache key, else by region)."""
-
-    ident: str
-    fx_graph_key: str | None
-    compile_id: str | None = None
-    phase: str = "forward"
-    seen: int = 0  # calls observed while the profiler was on
-    device: bool = False  # kernel times are device (CUDA) times
-    region: _Stats = field(default_factory=_Stats)
-    graph: _Stats = field(default_factory=_Stats)
-    kernels_sum: _Stats = field(default_factory=_Stats)
-    kernels: dict[tuple[str, int], tuple[str, _Stats]] = field(default_factory=dict)
-
-    @property
-    def measured(self) -> int:
-        return len(self.graph.values)
-
-
-@dataclass(slots=True, eq=False)
-class _Ev:
-    name: str
-    start: int
-    end: int
-    activity: str
-    corr: int
-    linked: int
-    parent: _Ev | None = None
-    device_ns: int = 0
-
-
-def kernel_kind(profiler_name: str) -> tuple[str, str]:
-    """Return (kind, kernel name) for a direct child range of a graph call."""
-    m = _CPP_PROFILE_NAME.match(profiler_name)
-    if m:
-        return "cpp", m.group(2)
-    if profiler_name.startswith("triton_"):
-        return "triton", profiler_name
-    if profiler_name.startswith("cpp_"):
-        return "cpp", profiler_name
-    if "::" in profiler_name:
-        return "extern", profiler_name
-    return "other", profiler_name
-
-
-def builder_name(profiler_name: str, ordinal: int, occurrences: int) -> str:
-    """Best-effort name of a kernel as inspectc.trace.payloads.output_code splits it from the output code.
-
-    cpp kernels: the definition name. Extern ops: ``extern_kernels.<op>`` with the builder's
-    1-based ``:<k>`` suffix when the op is called more than once per graph call (the profiler
-    sees ``aten::addmm``; ``extern_kernels.addmm`` runs it). Provenance handles differ from that
-    suffix (they number every call site of the graph): match them by order, not by number.
-    """
-    kind, name = kernel_kind(profiler_name)
-    if kind == "extern" and name.startswith("aten::"):
-        name = "extern_kernels." + name[len("aten::") :]
-        if occurrences > 1:
-            name = f"{name}:{ordinal + 1}"
-    return name
-
-
-def _nest(events: Iterable[_Ev]) -> None:
-    """Set `parent` of CPU events of one thread by time containment."""
-    stack: list[_Ev] = []
-    for ev in sorted(events, key=lambda e: (e.start, -e.end)):
-        while stack and stack[-1].end < ev.end:
-            stack.pop()
-        ev.parent = stack[-1] if stack else None
-        stack.append(ev)
 
 
 class KernelTimer:
@@ -161,9 +60,11 @@ class KernelTimer:
             raise ValueError(f"bad profile window {skip}:{count}")
         self.skip, self.count, self._emit = skip, count, emit
         self.enable_cpp_kernel_profile = enable_cpp_kernel_profile
-        self.graphs: dict[str, _Graph] = {}
         self.errors: list[str] = []
         self._key_to_compile: dict[str, str] = {}
+        self._attributor = Attributor(skip, count, self._key_to_compile)
+        self.load_avg: list[float] = []  # 1-minute load average at each window's start and end
+        self.threads: dict[str, int] | None = None
         self._frames: set[str] = set()
         self._armed = False
         self._started = False
@@ -176,6 +77,7 @@ class KernelTimer:
         self._hook = self._on_frame_entry  # one bound-method object, to recognise it later
         self._thread = threading.get_ident()
         self._hook_installed = False
+        self._done = False
         self._restore_kernel_profile: torch_api.Restore | None = None
         self.windows = 0  # profiler sessions run, for tests and benchmarks
         self.own_seconds = 0.0  # time spent starting, stopping and reading the profiler
@@ -193,12 +95,31 @@ class KernelTimer:
             else:
                 self._restore_kernel_profile = restore
         self._thread = threading.get_ident()
+        self._install_hook()
+
+    def _install_hook(self) -> None:
+        """Chain the frame-entry tick into Dynamo's guard-complete hook (while a window is due)."""
+        if self._hook_installed or not self._started or self._done:
+            return
         previous = torch_api.swap_guard_complete_hook(self._hook)
         if isinstance(previous, Missing):
-            self.errors.append(f"no frame-entry tick: {previous.why}")
+            if not any(e.startswith("no frame-entry tick") for e in self.errors):
+                self.errors.append(f"no frame-entry tick: {previous.why}")
             return
         self._prev_hook = previous
         self._hook_installed = True
+
+    def _remove_hook(self) -> None:
+        """Take the tick out, so nothing of ours runs in the user's loop between windows."""
+        if not self._hook_installed:
+            return
+        current = torch_api.swap_guard_complete_hook(self._prev_hook)
+        if current is not self._hook and not isinstance(current, Missing):
+            # someone chained a hook after ours: leave theirs in place; ours stays inside it
+            torch_api.swap_guard_complete_hook(current)
+            return
+        self._hook_installed = False
+        self._prev_hook = None
 
     def on_compile_start(self) -> None:
         """A Dynamo frame compile or a lazy backward compile begins: never profile it."""
@@ -215,6 +136,7 @@ class KernelTimer:
             if graph is not None:
                 graph.compile_id = compile_id
         self._armed = True
+        self._install_hook()  # taken out after each window: the next one needs it
 
     def observe(self, metadata: dict[str, Any], payload: str | None) -> None:
         """Feed one `torch.__trace` record; drives the compile-start/compile-end calls.
@@ -264,14 +186,12 @@ class KernelTimer:
                 self.errors.append("stop() from another thread: the open window was dropped")
                 self._prof = None
         self._armed = False
-        if self._hook_installed:
-            current = torch_api.swap_guard_complete_hook(self._prev_hook)
-            if current is not self._hook:  # someone chained after us: leave theirs in place
-                torch_api.swap_guard_complete_hook(None if isinstance(current, Missing) else current)
-            self._hook_installed = False
-            self._prev_hook = None
+        self._done = True  # no hook is installed again
+        self._remove_hook()
+        self._hook_installed = False
+        self._prev_hook = None
         for result in self._results:
-            self._ingest(result.events())
+            self._attributor.ingest(result.events())
         self._results.clear()
         if self._restore_kernel_profile is not None:
             self._restore_kernel_profile()
@@ -286,6 +206,7 @@ class KernelTimer:
     def abandon(self) -> None:
         """In a forked child: take the frame-entry tick out, emit nothing, profile nothing."""
         self._armed = False
+        self._done = True
         self._prof = None  # the parent's window: the child's copy is never stopped or read
         self._results.clear()
         if self._hook_installed:
@@ -313,6 +234,8 @@ class KernelTimer:
                 self._close_window()
         if self._prof is None and self._armed:
             self._open_window()
+        if self._prof is None and not self._armed:
+            self._remove_hook()  # idle until the next compile arms a window
 
     def _open_window(self) -> None:
         if torch_api.profiler_running():
@@ -325,13 +248,15 @@ class KernelTimer:
         self._target = (max(self.skip - 1, 0) + self.count) * frames
         self._ticks = 0
         self.windows += 1
-        self._prof = torch_api.start_profiler()
+        self._note_environment()
+        self._prof = quietly(torch_api.start_profiler)
         self.own_seconds += time.perf_counter() - t0
 
     def _close_window(self) -> None:
         t0 = time.perf_counter()
         prof, self._prof = self._prof, None
-        results = torch_api.stop_profiler(prof)
+        results = quietly(lambda: torch_api.stop_profiler(prof))
+        self._note_environment()
         # reading the events costs ~1 us each: deferred to stop(), out of the user's loop
         if isinstance(results, Missing):
             self.errors.append(f"window dropped: {results.why}")
@@ -340,138 +265,40 @@ class KernelTimer:
         self._armed = False
         self.own_seconds += time.perf_counter() - t0
 
-    # -- attribution ---------------------------------------------------------------------
-    def _ingest(self, raw: Sequence[Any]) -> None:
-        cpu: dict[int, list[_Ev]] = {}
-        device: list[_Ev] = []
-        for k in raw:
-            activity = torch_api.kineto_activity(k)
-            ev = _Ev(
-                k.name(), k.start_ns(), k.end_ns(), activity, k.correlation_id(), k.linked_correlation_id()
-            )
-            if activity in _DEVICE_ACTIVITIES:
-                device.append(ev)
-            elif str(k.device_type()).endswith("CPU") and activity != "gpu_user_annotation":
-                cpu.setdefault(k.start_thread_id(), []).append(ev)
-        for events in cpu.values():
-            _nest(events)
-        self._link_device_time(cpu, device)
-        calls = [e for evs in cpu.values() for e in evs if e.name.startswith(GRAPH_PREFIX)]
-        children: dict[int, list[_Ev]] = {}
-        for evs in cpu.values():
-            for e in evs:
-                if e.parent is not None and e.parent.name.startswith(GRAPH_PREFIX):
-                    children.setdefault(id(e.parent), []).append(e)
-        for call in sorted(calls, key=lambda e: e.start):
-            self._ingest_call(call, sorted(children.get(id(call), []), key=lambda e: e.start))
+    def _note_environment(self) -> None:
+        # what disturbs CPU timings: other load on the machine, torch's thread pools
+        try:
+            self.load_avg.append(round(os.getloadavg()[0], 2))
+        except OSError:  # no load average on this platform
+            pass
+        if self.threads is None:
+            self.threads = torch_api.thread_settings()
 
-    def _link_device_time(self, cpu: dict[int, list[_Ev]], device: list[_Ev]) -> None:
-        if not device:
-            return
-        runtime = {e.corr: e for evs in cpu.values() for e in evs if e.activity in _RUNTIME_ACTIVITIES}
-        ops = {e.corr: e for evs in cpu.values() for e in evs if e.activity not in _RUNTIME_ACTIVITIES}
-        for d in device:
-            node = runtime.get(d.corr) or ops.get(d.linked)
-            while node is not None:  # book the device time on the launcher and its ancestors
-                node.device_ns += d.end - d.start
-                node = node.parent
-
-    def _ingest_call(self, call: _Ev, kids: list[_Ev]) -> None:
-        key = call.name[len(GRAPH_PREFIX) :].rstrip("# ").strip()
-        region, phase = None, "forward"
-        p = call.parent
-        while p is not None:
-            if p.name.startswith(REGION_PREFIX):
-                region = p
-                break
-            if p.name == BACKWARD_RANGE:
-                region, phase = p, "backward"
-                break
-            p = p.parent
-        region_cid = region.name[len(REGION_PREFIX) :] if region and phase == "forward" else None
-        ident = key if key and key != "None" else f"{phase}:{region_cid}"
-        if ident == "backward:None":
-            # No FX graph key (caches off): backward graphs apart by the kernels they run;
-            # the builder ties them to their frame by those names.
-            ident += ":" + ",".join(sorted({kid.name for kid in kids}))
-        graph = self.graphs.get(ident)
-        if graph is None:
-            fx_key = key if key and key != "None" else None
-            cid = region_cid or (self._key_to_compile.get(fx_key) if fx_key else None)
-            graph = self.graphs[ident] = _Graph(ident, fx_key, cid, phase)
-        elif graph.compile_id is None and region_cid is not None:
-            graph.compile_id = region_cid
-        if graph.fx_graph_key and region_cid:
-            self._key_to_compile.setdefault(graph.fx_graph_key, region_cid)
-        graph.seen += 1
-        if graph.seen <= max(self.skip - 1, 0) or graph.measured >= self.count:
-            return
-        use_device = any(k.device_ns for k in kids)
-        graph.device = graph.device or use_device
-        graph.graph.add((call.end - call.start) / 1e3)
-        if region is not None:
-            graph.region.add((region.end - region.start) / 1e3)
-        ordinals: dict[str, int] = {}
-        total = 0.0
-        for kid in kids:
-            kind, name = kernel_kind(kid.name)
-            n = ordinals[kid.name] = ordinals.get(kid.name, -1) + 1
-            if use_device and not kid.device_ns:
-                continue  # host-only op inside a device graph: no kernel of its own
-            us = (kid.device_ns if use_device else kid.end - kid.start) / 1e3
-            total += us
-            entry = graph.kernels.setdefault((kid.name, n), (kind, _Stats()))
-            entry[1].add(us)
-        graph.kernels_sum.add(total)
+    @property
+    def graphs(self) -> dict[str, GraphTimes]:
+        return self._attributor.graphs
 
     # -- results -------------------------------------------------------------------------
     def results(self) -> dict[str, dict[str, Any]]:
         """Per compile id: the JSON-ready payload of `inspectc_kernel_times`."""
         out: dict[str, dict[str, Any]] = {}
+        environment = {**(self.threads or {}), "cpus": os.cpu_count(), "load_avg": list(self.load_avg)}
         for graph in self.graphs.values():
             cid = graph.compile_id or (
                 self._key_to_compile.get(graph.fx_graph_key) if graph.fx_graph_key else None
             )
-            cid = cid or "unknown"
             payload = out.setdefault(
-                cid,
+                cid or "unknown",
                 {
                     "version": SCHEMA_VERSION,
                     "window": {"skip": self.skip, "count": self.count},
                     "errors": list(self.errors),
+                    "environment": environment,
                     "graphs": [],
-                    "kernels": {},
                 },
             )
-            kernels = []
-            occurrences: dict[str, int] = {}
-            for profiler_name, _ in graph.kernels:
-                occurrences[profiler_name] = occurrences.get(profiler_name, 0) + 1
-            for (profiler_name, ordinal), (kind, stats) in graph.kernels.items():
-                name = builder_name(profiler_name, ordinal, occurrences[profiler_name])
-                kernels.append(
-                    {
-                        "name": name,
-                        "profiler_name": profiler_name,
-                        "ordinal": ordinal,
-                        "kind": kind,
-                        **stats.as_dict(),
-                    }
-                )
-                # flat view for the builder (forward wins a name clash with its backward)
-                payload["kernels"].setdefault(name, stats.as_dict())
-            if graph.phase == "forward" and graph.region.values:
-                payload["region"] = graph.region.as_dict()
-            payload["graphs"].append(
-                {
-                    "fx_graph_key": graph.fx_graph_key,
-                    "phase": graph.phase,
-                    "calls_seen": graph.seen,
-                    "time_base": "device" if graph.device else "cpu",
-                    "region": graph.region.as_dict(),
-                    "graph": graph.graph.as_dict(),
-                    "kernels_total": graph.kernels_sum.as_dict(),
-                    "kernels": kernels,
-                }
-            )
+            plain = graph.as_dict()
+            if graph.phase == "forward" and graph.region.n:
+                payload["region"] = plain["region"]
+            payload["graphs"].append(plain)
         return out

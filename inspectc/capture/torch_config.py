@@ -133,8 +133,14 @@ def compile_backends() -> tuple[CompileBackend, ...] | None:
     if not isinstance(cached, dict):
         return None
     fullgraph = _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))
+    with warnings.catch_warnings():  # reading a backend's config warns of deprecated keys
+        warnings.simplefilter("ignore")
+        return _backends(list(cached.values()), fullgraph)
+
+
+def _backends(backends: list[object], fullgraph: dict[int, bool]) -> tuple[CompileBackend, ...]:
     used: list[CompileBackend] = []
-    for backend in list(cached.values()):
+    for backend in backends:
         if backend is None:
             continue
         name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)

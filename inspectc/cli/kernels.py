@@ -7,8 +7,19 @@ import argparse
 from inspectc.readers.roofline import OVER_LIMIT, limit_text, roofline
 from inspectc.readers.text import cut_middle
 from inspectc.readers.text import printable as _clean
+from inspectc.readers.timefmt import (
+    NOISE_LEGEND,
+    Unit,
+    column_unit,
+    cv_text,
+    environment_line,
+    noise_text,
+    noisy_count,
+    shown_vs_measured,
+    typical,
+)
 from inspectc.report.bench import BenchResults, Isolated
-from inspectc.report.model import Kernel
+from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.open import open_report
 
 SORTS = ("time", "name", "calls")
@@ -33,40 +44,37 @@ def fused_short(kernel: Kernel, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _us(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value >= 10_000:
-        return f"{value / 1000:.1f}ms"
-    return f"{value:.1f}us"
-
-
-def isolated_text(fig: Isolated | None) -> str:
+def isolated_text(fig: Isolated | None, unit: Unit) -> str:
     """An isolated median per call with its sample count; "not measured" where absent."""
     if fig is None:
         return "not measured"
     flag = " few" if fig.few else ("" if fig.stable else " unstable")
-    return f"{_us(fig.median_us)} n={fig.n}{flag}"
+    return f"{unit.fmt(fig.median_us)} n={fig.n}{flag}"
 
 
-def render_kernels(kernels: list[Kernel], *, sort: str = "time", bench: BenchResults | None = None) -> str:
+def render_kernels(
+    kernels: list[Kernel],
+    *,
+    sort: str = "time",
+    bench: BenchResults | None = None,
+    frames: list[Frame] | None = None,
+    run: Run | None = None,
+) -> str:
+    """The kernel table: median per call and n, one unit per time column, noisy ones flagged."""
     bench = bench if bench is not None else BenchResults()
+    ordered = kernel_rows(kernels, sort)
+    isolated = {k.id: bench.primary(k.rank, k.compile_id, k.graph_kind, k.name) for k in ordered}
+    iso = column_unit(f.median_us if f else None for f in isolated.values())
+    med = column_unit(typical(k.time) for k in ordered)
+    p90 = column_unit(k.time.p90_us if k.time else None for k in ordered)
+    tot = column_unit(k.time.total_us if k.time else None for k in ordered)
     header = (
-        "kernel",
-        "frame",
-        "kind",
-        "fused ops",
-        "calls",
-        "mean",
-        "total",
-        "share",
-        "isolated",
-        "% limit",
-    )
+        "kernel", "frame", "kind", "fused ops", "n", f"median {med.name}", f"p90 {p90.name}", "CV",
+        f"total {tot.name}", "share", f"isolated {iso.name}", "% limit", "",
+    )  # fmt: skip
     rows = [header]
-    for k in kernel_rows(kernels, sort):
+    for k in ordered:
         t = k.time
-        iso = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
         frame = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
         if k.rank is not None:
             frame = f"r{k.rank} {frame}"
@@ -77,29 +85,79 @@ def render_kernels(kernels: list[Kernel], *, sort: str = "time", bench: BenchRes
                 _clean(f"{k.language}/{k.kind}" if k.language != "extern" else "extern"),
                 _clean(fused_short(k)),
                 str(t.calls) if t else "-",
-                _us(t.mean_us) if t else "-",
-                _us(t.total_us) if t else "-",
+                med.fmt(typical(t)),
+                p90.fmt(t.p90_us if t else None),
+                cv_text(t),
+                tot.fmt(t.total_us if t else None),
                 f"{t.share * 100:.1f}%" if t and t.share is not None else "-",
-                isolated_text(iso),
+                isolated_text(isolated[k.id], iso),
                 limit_text(roofline(k, bench)),
+                noise_text(t),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    right = {4, 5, 6, 7, 8, 9}
+    right = {4, 5, 6, 7, 8, 9, 10, 11}
     lines = []
     for r in rows:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
-    timed = sum(1 for k in kernels if k.time)
     lines.append("")
-    lines.append(
-        f"{len(kernels)} kernels, {timed} timed"
-        + ("" if timed else " (run without --no-timings to measure them)")
-    )
+    lines.extend(footer(kernels, frames or [], run))
     lines.append(_bench_line(bench))
     if any(limit_text(roofline(k, bench)).endswith("*") for k in kernels):
         lines.append(OVER_LIMIT)
     return "\n".join(lines)
+
+
+def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[str]:
+    """Counts, the noise legend, what disturbed the times, and why nothing was timed."""
+    timed = sum(1 for k in kernels if k.time)
+    noisy = noisy_count(kernels)
+    out = [f"{len(kernels)} kernels, {timed} timed" + (f", {noisy} noisy ({NOISE_LEGEND})" if noisy else "")]
+    ids = {k.compile_id for k in kernels}
+    timings = [f.timing for f in frames if f.compile_id in ids]
+    env = environment_line(timings)
+    if env:
+        out.append(env)
+    for f in frames:
+        if f.compile_id in ids and f.timing is not None:
+            line = shown_vs_measured(f.timing)
+            rest = ", ".join(
+                f"{cut_middle(_clean(n), 50)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3]
+            )
+            if line:
+                out.append(f"frame {f.compile_id}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
+            if f.timing.absent and timed:
+                out.append(f"frame {f.compile_id}: {f.timing.absent}")
+            if f.timing.replay_us is not None:
+                out.append(
+                    f"frame {f.compile_id}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"
+                    f" per call ({f.timing.replay_calls} calls)"
+                )
+    if kernels and not timed:
+        out.append(untimed_reason(frames, ids, run))
+    return out
+
+
+def untimed_reason(frames: list[Frame], ids: set[str], run: Run | None) -> str:
+    options = run.options if run is not None else None
+    if options is None or options.timings is None:
+        return "no kernel times recorded (timings not recorded for this report)"
+    if options.timings is False:
+        return "no kernel times: captured with --no-timings"
+    reasons = sorted(
+        {f.timing.absent for f in frames if f.compile_id in ids and f.timing and f.timing.absent}
+    )
+    if reasons:
+        return "timings were on, but no kernel was timed: " + "; ".join(reasons)
+    errors = [e for e in run.capture_errors if "timing" in e] if run is not None else []
+    if errors:
+        return "timings were on, but no kernel was timed: " + "; ".join(errors[:2])
+    window = options.profile_window or (1, 10)
+    return (
+        "timings were on, but no kernel was timed: no compiled frame was called again after its "
+        f"compiling call (window {window[0]}:{window[1]}; the compiling call is never timed)"
+    )
 
 
 def _bench_line(bench: BenchResults) -> str:
@@ -122,7 +180,9 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
                 known = ", ".join(f.compile_id for f in report.frames[:20])
                 raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
-        print(render_kernels(kernels, sort=args.sort, bench=report.bench))
+        print(
+            render_kernels(kernels, sort=args.sort, bench=report.bench, frames=report.frames, run=report.run)
+        )
     return 0
 
 

@@ -11,8 +11,10 @@ Structural differences (they make ``inspectc diff`` exit 1, like ``diff``):
   kernel name less its language prefix and index: ``cpp_fused_add_mul_3`` -> ``fused_add_mul``)
   and compared by source (less the kernel's name, include directories, and the profiling and
   provenance lines that capture's kernel timings add).
-Kernel times are noisy: their ratios (B / A, per call) are shown and change the exit code only
-when asked (``--fail-on-slowdown PCT``). Run metadata (argv, dates, hosts) is never a difference.
+Kernel times are noisy: their ratios (B / A of the median per call) are shown, a change within
+noise is said to be (``difftimes.py``: too few samples, or samples a rank test cannot tell
+apart) and never counts as a slowdown; a slowdown changes the exit code only when asked
+(``--fail-on-slowdown PCT``). Run metadata (argv, dates, hosts) is never a difference.
 Paths are compared by :func:`paths.comparable_path`: relative to each run's working directory
 (an imported log, which records none, borrows the other run's), and inside site-packages or the
 Python library relative to that, so two venvs or checkouts compare equal.
@@ -23,18 +25,23 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.readers.analysis import one_line
 from inspectc.readers.analysis import printable as _clean
+from inspectc.readers.difftimes import (  # noqa: F401 - TimeChange re-exported
+    TimeChange,
+    slowdowns,
+    time_change,
+    time_lines,
+    total_ratio,
+)
 from inspectc.readers.paths import comparable_path
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
 
-TIME_SHOWN = 0.05  # kernel time changes shown in text when at least this (5 %)
-TIME_SHARE_GATED = 0.05  # single kernels this share of the time or more gate --fail-on-slowdown
 _INDEX = re.compile(r"(?:_\d+|:\d+)$")
 _PREFIX = re.compile(r"^(?:triton|cpp|halide|cuda|mps|pallas)_(?:(?:poi|red|per|tem|for|mix|spl|unk)_)?")
 _INCLUDE_DIR = re.compile(r'(#include\s*["<])[^">]*/')
@@ -69,18 +76,6 @@ class Change:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class TimeChange:
-    what: str  # frame and kernel
-    before_us: float  # mean per call
-    after_us: float
-    share: float  # of run A's time per call of the matched kernels
-
-    @property
-    def ratio(self) -> float:
-        return self.after_us / self.before_us if self.before_us > 0 else float("inf")
-
-
 @dataclass(slots=True)
 class RunSide:
     label: str
@@ -104,21 +99,11 @@ class ReportDiff:
 
     @property
     def total_time_ratio(self) -> float | None:
-        before = sum(t.before_us for t in self.times)
-        after = sum(t.after_us for t in self.times)
-        return after / before if before > 0 else None
+        return total_ratio(self.times)
 
     def slowdowns(self, pct: float) -> list[str]:
-        """What got slower than *pct* percent: the matched kernels' total, or a big kernel."""
-        limit = 1 + pct / 100
-        out = []
-        total = self.total_time_ratio
-        if total is not None and total > limit:
-            out.append(f"kernel time per call of {len(self.times)} matched kernels: ×{total:.2f}")
-        for t in self.times:
-            if t.share >= TIME_SHARE_GATED and t.ratio > limit:
-                out.append(f"{t.what}: ×{t.ratio:.2f} ({t.before_us:.1f}µs -> {t.after_us:.1f}µs)")
-        return out
+        """What got slower than *pct* percent beyond noise (``difftimes.slowdowns``)."""
+        return slowdowns(self.times, pct)
 
     def exit_code(self, fail_on_slowdown: float | None = None) -> int:
         if self.structural:
@@ -150,6 +135,7 @@ class ReportDiff:
                     "after_us": t.after_us,
                     "ratio": t.ratio,
                     "share": t.share,
+                    "within_noise": t.noise,
                 }
                 for t in self.times
             ],
@@ -248,9 +234,7 @@ def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None)
         out.changes.extend(changes)
         out.times.extend(times)
     total = sum(t.before_us for t in out.times)
-    out.times = [
-        TimeChange(t.what, t.before_us, t.after_us, t.before_us / total if total else 0.0) for t in out.times
-    ]
+    out.times = [replace(t, share=t.before_us / total if total else 0.0) for t in out.times]
     order = {"frame": 0, "status": 1, "graph_break": 2, "recompile": 3, "kernel": 4}
     out.changes.sort(key=lambda c: order.get(c.kind, 9))
     return out
@@ -333,7 +317,7 @@ def _kernel_changes(
             if _changed(sa.report, x, sb.report, y):
                 changes.append(Change("kernel", "changed", what, x.name, y.name))
             if x.time is not None and y.time is not None and x.time.calls and y.time.calls:
-                times.append(TimeChange(what, x.time.mean_us, y.time.mean_us, 0.0))
+                times.append(time_change(what, x.time, y.time))
     return changes, times
 
 
@@ -384,7 +368,7 @@ def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limi
             lines.append(f"  {_MARK.get(c.change, '~')} {c.change:<7} {_clean(c.what)}{_before_after(c)}")
         if len(items) > limit:
             lines.append(f"  … {len(items) - limit} more (--json lists all)")
-    lines.extend(_time_lines(diff, fail_on_slowdown, limit))
+    lines.extend(time_lines(diff.times, fail_on_slowdown, limit))
     lines.append("")
     slow = diff.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else []
     if diff.structural:
@@ -416,25 +400,3 @@ def _before_after(c: Change) -> str:
     if c.kind in ("graph_break", "recompile") and (c.before or c.after):
         return f"  ({max(c.before or 0, c.after or 0)}×)"
     return ""
-
-
-def _time_lines(diff: ReportDiff, fail_on_slowdown: float | None, limit: int) -> list[str]:
-    if not diff.times:
-        return []
-    shown: Sequence[TimeChange] = sorted(
-        (t for t in diff.times if abs(t.ratio - 1) >= TIME_SHOWN), key=lambda t: -abs(t.ratio - 1)
-    )
-    total = diff.total_time_ratio
-    gate = (
-        f"; fails above {fail_on_slowdown:g}%"
-        if fail_on_slowdown is not None
-        else "; noisy: --fail-on-slowdown PCT makes a slowdown fail"
-    )
-    lines = ["", f"Kernel times (B/A per call, {len(diff.times)} matched kernels{gate})"]
-    for t in shown[:limit]:
-        lines.append(f"  ×{t.ratio:<6.2f} {_clean(t.what)}  {t.before_us:.1f}µs -> {t.after_us:.1f}µs")
-    if not shown:
-        lines.append(f"  no kernel changed by {TIME_SHOWN:.0%} or more")
-    if total is not None:
-        lines.append(f"  total per call: ×{total:.2f}")
-    return lines

@@ -106,6 +106,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         "metrics": to_plain(f.metrics),
         "region_time_us": f.region_time_us,
         "region_calls": f.region_calls,
+        "timing": to_plain(f.timing),
         "cudagraph_skip_reason": f.cudagraph_skip_reason,
         "autotuning": to_plain(f.autotuning),
         "cudagraphs": to_plain(f.cudagraphs),
@@ -118,11 +119,17 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
     if k.time is not None:
         time = {
             "calls": k.time.calls,
+            "median_us": k.time.median_us,
             "total_us": k.time.total_us,
             "mean_us": k.time.mean_us,
             "min_us": k.time.min_us,
+            "p90_us": k.time.p90_us,
             "max_us": k.time.max_us,
+            "cv": k.time.cv,
+            "launches_per_call": k.time.launches,
             "share": k.time.share,
+            "noisy": k.time.noise,  # why the figure is noisy (readers/timefmt.py), null when not
+            "samples": list(k.time.samples),
         }
     return {
         "name": k.name,

@@ -6,7 +6,7 @@ import os
 import shlex
 import socket
 
-from inspectc.readers import breaks, programs, remedies, resume
+from inspectc.readers import breaks, programs, remedies, resume, timefmt
 from inspectc.readers import extras as compile_extras
 from inspectc.readers import text as report_text
 from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
@@ -127,6 +127,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.extend(programs.summary_lines(report, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
+    lines.extend(timefmt.top_kernel_lines(report.kernels, frames))
     lines.extend(remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path))))
 
     if frames:

@@ -22,6 +22,7 @@ from inspectc.report.extras import (
     Symbol,
     SymbolicShapes,
 )
+from inspectc.report.times import FrameTiming, KernelTime
 
 # Frame statuses, in the order a reader should worry about them.
 STATUS_FAILED = "failed"
@@ -199,16 +200,6 @@ class Origin:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class KernelTime:
-    calls: int
-    total_us: float
-    mean_us: float
-    min_us: float
-    max_us: float
-    share: float | None = None  # of the frame's measured kernel time
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
 class Kernel:
     id: int
     compile_id: str
@@ -245,6 +236,7 @@ class Frame:
     kernel_count: int = 0
     region_time_us: float | None = None  # time inside the compiled region (measured calls)
     region_calls: int | None = None
+    timing: FrameTiming | None = None
     attempts: int = 0
     cudagraph_skip_reason: str | None = None
     unknown_events: int = 0
@@ -377,6 +369,7 @@ _NESTED.update(
             "recompiles": Recompile,
             "guards": Guard,
             "metrics": CompileMetrics,
+            "timing": FrameTiming,
         },
         Kernel: {"origins": Origin, "time": KernelTime},
     }

@@ -53,6 +53,13 @@ FORMAT = "inspectc-report"
 #      ``fx_graph_cache_key``.
 #      Also 3: a ``CompileBackend`` carries ``mode`` and ``fullgraph`` (new fields with
 #      defaults: older reports read them as "not recorded").
+#      Also 3: a kernel's ``time`` keeps its samples (at most ``stats.SAMPLE_CAP``, exact calls/total/
+#      min/max beyond) with ``median_us``, ``p90_us``, ``cv`` and ``launches`` per call (every
+#      launch of a kernel in one call summed); a frame carries ``timing`` (FrameTiming: time
+#      base, torch threads, CPUs, load average during the windows, graph time against the time
+#      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
+#      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
+#      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,9 @@ class ReportWriter:
         except sqlite3.Error as exc:
             raise ReportError(f"cannot write report {self.path}: {exc}") from None
         self._dirty = False
+        # Called by the flush thread before each commit (outside the writer's lock): capture
+        # writes the frames the builder holds back (trace.builder.FRAME_WRITE_S) through it.
+        self.before_flush: Callable[[], None] | None = None
         _WRITERS.add(self)
         self._wake = threading.Event()
         self._flusher = threading.Thread(target=self._flush_loop, name="inspectc-flush", daemon=True)
@@ -190,11 +194,15 @@ class ReportWriter:
 
     def _flush_loop(self) -> None:
         while not self._wake.wait(self._flush_s):
+            hook = self.before_flush
+            if hook is not None:
+                hook()
             self.flush()
             if self._closed:
                 return
 
     def close(self) -> None:
+        self.before_flush = None  # its owner (a capture) is not kept alive by the flush thread
         with self._lock:
             if not self._closed:
                 self._commit_locked(begin=False)

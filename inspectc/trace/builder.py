@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
-from inspectc.trace import kernels, phases
+from inspectc.trace import kernels, phases, timings
 from inspectc.trace.account import RankConflict, RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.payloads import breaks, guards
@@ -58,6 +59,7 @@ _GRAPH_EVENTS = {
 # inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`.
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _RUNNER_FILES = ("<frozen runpy>", "runpy.py")
+FRAME_WRITE_S = 0.05
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
 _CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
@@ -88,10 +90,17 @@ class Builder:
         self.event_count = 0
         self.errors: list[str] = []  # what could not be read (capture records them)
         self._on_frame = on_frame
+        # A frame's JSON is rewritten at most every FRAME_WRITE_S while events pour in (a
+        # compile sends hundreds): re-serialising it after each one was most of capture's own
+        # time. Pending frames are written at the next event after that, and at finish().
+        self._written_at: dict[tuple[int | None, str], float] = {}
+        self._pending: dict[tuple[int | None, str], FrameState] = {}
         self.run_records = RunRecordsBuilder(writer, self.strings.resolve)  # beside the frames
 
     # -- entry point -------------------------------------------------------------------
     def feed(self, metadata: dict[str, Any], payload: str | None, ts: float | None = None) -> None:
+        if self._pending:
+            self._write_pending(time.monotonic() - FRAME_WRITE_S)
         name = event_name(metadata)
         cid = compile_id(metadata)
         rank = self._rank_of(metadata)
@@ -157,7 +166,7 @@ class Builder:
     def finish(self) -> None:
         for state in self.entries:
             self._flush_post_grad(state, backward=False)
-            self._put(state)
+            self._put(state, now=True)
         self.run_records.finish(self.rank)
         self.account.write(self.writer, self.rank, self.run_phases.plain())
         self.writer.flush()
@@ -202,11 +211,28 @@ class Builder:
             self.entries.append(state)
         return state
 
-    def _put(self, state: FrameState) -> None:
+    def _put(self, state: FrameState, *, now: bool = False) -> None:
+        key = (state.rank, state.compile_id)
+        t = time.monotonic()
+        last = self._written_at.get(key)
+        if not now and last is not None and t - last < FRAME_WRITE_S:
+            self._pending[key] = state
+            return
+        self._pending.pop(key, None)
+        self._written_at[key] = t
         frame = state.freeze()
         self.writer.put_frame(frame)
         if self._on_frame is not None:
             self._on_frame(frame)
+
+    def _write_pending(self, before: float) -> None:
+        for key, state in list(self._pending.items()):
+            if self._written_at.get(key, 0.0) <= before:
+                self._put(state, now=True)
+
+    def write_pending(self) -> None:
+        """Write every frame held back (before a commit that must keep them)."""
+        self._write_pending(float("inf"))
 
     def _stack(self, entries: Any) -> tuple[StackFrame, ...]:
         out = []
@@ -325,7 +351,7 @@ class Builder:
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
     def _on_kernel_times(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
-        return kernels.apply_times(self.writer, st, payload)
+        return timings.apply_times(self.writer, st, payload)
 
     def _on_guards_json(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         found = guards.parse_guard_list(payload)  # older torch: dynamo_guards, a JSON list
@@ -349,9 +375,9 @@ class Builder:
     def _place_times(self, rank: int | None, payload: str | None) -> bool:
         """Timings capture could not tie to a compile id (no FX graph key): by kernel names."""
         states = [st for st in self.entries if st.rank == rank]
-        placed, left = kernels.place_times(states, payload)
+        placed, left = timings.place_times(states, payload)
         for st, part in placed:
-            kernels.apply_times(self.writer, st, part)
+            timings.apply_times(self.writer, st, part)
             self._put(st)
         if left:
             self.errors.append(

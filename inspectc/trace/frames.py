@@ -21,6 +21,7 @@ from inspectc.report.model import (
     CompileMetrics,
     Failure,
     Frame,
+    FrameTiming,
     GraphBreak,
     Guard,
     Kernel,
@@ -70,6 +71,9 @@ class FrameState:
     kernels: list[Kernel] = field(default_factory=list)
     region_time_us: float | None = None
     region_calls: int | None = None
+    timing: FrameTiming | None = None
+    timed_graphs: list[dict[str, Any]] = field(default_factory=list)  # every graph timed so far
+    unattributed: dict[str, float] = field(default_factory=dict)  # measured, joined no kernel
     attempts: int = 0
     attempt_ids: set[int] = field(default_factory=set)  # restarts: 0, 1... (records' "attempt")
     cudagraph_skip_reason: str | None = None
@@ -118,6 +122,7 @@ class FrameState:
             kernel_count=len(self.kernels),
             region_time_us=self.region_time_us,
             region_calls=self.region_calls,
+            timing=self.timing,
             attempts=max(self.attempts, len(self.attempt_ids)),
             cudagraph_skip_reason=self.cudagraph_skip_reason,
             unknown_events=self.unknown_events,

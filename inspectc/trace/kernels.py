@@ -2,18 +2,15 @@
 
 The builder calls these with the frame's :class:`FrameState` and the report writer:
 :func:`add_output_code` when an ``inductor_output_code`` record arrives, :func:`apply_provenance`
-when a provenance record follows it, :func:`apply_times` for capture's
-``inspectc_kernel_times``. No torch.
+when a provenance record follows it (measured times: :mod:`inspectc.trace.timings`). No torch.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
-from inspectc.report.model import Kernel, KernelTime, Origin
+from inspectc.report.model import Kernel, Origin
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.frames import FrameState
 from inspectc.trace.payloads import output_code, provenance
@@ -134,107 +131,3 @@ def _own_keys(
     kept = {k: v for k, v in mappings.kernel_to_post.items() if keep(k)}
     return replace(mappings, kernel_to_post=kept), traces
 
-
-def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bool:
-    """Measured calls of the frame's kernels (capture's ``inspectc_kernel_times``).
-
-    False when the payload is not a JSON object (nothing applied).
-    """
-    try:
-        data = json.loads(payload or "{}")
-    except ValueError:
-        return False
-    if not isinstance(data, dict):
-        return False
-    region = data.get("region") or {}
-    if isinstance(region, dict) and isinstance(region.get("total_us"), (int, float)):
-        st.region_time_us = float(region["total_us"])
-        st.region_calls = int(region.get("calls") or 0)
-    measured = _measured(st, data)
-    timed = dict(enumerate(st.kernels))
-    for i, t in measured.items():
-        calls = int(t.get("calls") or 0)
-        tot = float(t.get("total_us") or 0.0)
-        timed[i] = replace(
-            st.kernels[i],
-            time=KernelTime(
-                calls=calls,
-                total_us=tot,
-                mean_us=tot / calls if calls else 0.0,
-                min_us=float(t.get("min_us") or 0.0),
-                max_us=float(t.get("max_us") or 0.0),
-                share=None,
-            ),
-        )
-    # share of the frame's kernel time: forward and backward, whichever record brought them
-    total = sum(k.time.total_us for k in timed.values() if k.time is not None)
-    for i, k in timed.items():
-        if k.time is None:
-            continue
-        updated = replace(k, time=replace(k.time, share=k.time.total_us / total if total else None))
-        if updated != st.kernels[i]:
-            st.kernels[i] = updated
-            writer.update_kernel(updated)
-    return True
-
-
-def place_times(
-    states: Iterable[FrameState], payload: str | None
-) -> tuple[list[tuple[FrameState, str]], int]:
-    """Graphs of an ``inspectc_kernel_times`` record capture could not tie to a compile id.
-
-    A backward graph compiled without the FX graph cache (``--fresh``, caches off) has no
-    cache key to tie it to its frame: it goes to the one frame whose backward kernels
-    include every kernel it measured. Returns (frame, payload for it) pairs and the number
-    of graphs left unplaced (no frame, or several frames alike).
-    """
-    try:
-        data = json.loads(payload or "{}")
-    except ValueError:
-        return [], 0
-    graphs = data.get("graphs") if isinstance(data, dict) else None
-    if not isinstance(graphs, list):
-        return [], 0
-    frames = list(states)
-    placed: list[tuple[FrameState, str]] = []
-    left = 0
-    for graph in graphs:
-        if not isinstance(graph, dict):
-            continue
-        backward = graph.get("phase") == "backward"
-        names = {e.get("name") for e in graph.get("kernels") or () if isinstance(e, dict)}
-        matches = [
-            st
-            for st in frames
-            if names
-            and names <= {k.name for k in st.kernels if k.graph_kind.endswith("_backward") == backward}
-        ]
-        if len(matches) != 1:
-            left += 1
-            continue
-        placed.append((matches[0], json.dumps({**data, "graphs": [graph], "kernels": {}})))
-    return placed, left
-
-
-def _measured(st: FrameState, data: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Kernel index -> its timing entry."""
-    measured: dict[int, dict[str, Any]] = {}
-    graphs = data.get("graphs")
-    if isinstance(graphs, list) and graphs:
-        # Per graph: forward kernels come from output_code, backward from *_backward.
-        for graph in graphs:
-            if not isinstance(graph, dict):
-                continue
-            backward = graph.get("phase") == "backward"
-            by_name = {
-                k.name: i for i, k in enumerate(st.kernels) if k.graph_kind.endswith("_backward") == backward
-            }
-            for entry in graph.get("kernels") or ():
-                if isinstance(entry, dict) and entry.get("name") in by_name:
-                    measured.setdefault(by_name[entry["name"]], entry)
-        return measured
-    flat = data.get("kernels") or {}
-    for i, k in enumerate(st.kernels):
-        if isinstance(flat, dict) and isinstance(flat.get(k.name), dict):
-            measured[i] = flat[k.name]
-    return measured

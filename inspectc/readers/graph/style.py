@@ -18,6 +18,7 @@ from urllib.parse import quote as percent
 import graphviz
 
 from inspectc.readers.roofline import limit_text, roofline
+from inspectc.readers.timefmt import NOISY, column_unit
 from inspectc.report.bench import BenchResults
 from inspectc.report.model import (
     STATUS_COMPILING,
@@ -106,7 +107,9 @@ def time_text(kernel: Kernel) -> str:
     if t is None:
         return "not timed"
     share = f", {t.share:.0%} of frame" if t.share is not None else ""
-    return f"{t.mean_us:.1f} µs × {t.calls}{share}"
+    unit = column_unit([t.typical_us])
+    noisy = f" ({NOISY})" if t.noise else ""
+    return f"median {unit.fmt(t.typical_us)} {unit.name}, n={t.calls}{share}{noisy}"
 
 
 def isolated_text(kernel: Kernel, bench: BenchResults) -> str:

@@ -22,8 +22,8 @@ from inspectc.readers.share.markdown import (
     break_details,
     cap,
     clean,
-    fmt_us,
     frame_name,
+    kernel_columns,
     location,
     plural,
 )
@@ -195,33 +195,15 @@ def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:
     if not info.top_kernels:
         what = "no kernel times recorded" if info.kernels_total else "no kernels recorded"
         return out[0] + f"<p>{info.kernels_total} kernels; {what}.</p>\n"
+    cols = kernel_columns(info.top_kernels, info.bench)
     rows = []
     for k in info.top_kernels:
-        assert k.time is not None
-        share = f"{k.time.share:.0%}" if k.time.share is not None else "-"
-        rows.append(
-            [
-                _c(k.name),
-                esc(k.compile_id),
-                str(k.time.calls),
-                fmt_us(k.time.total_us),
-                fmt_us(k.time.mean_us),
-                share,
-                *(esc(cell) for cell in info.bench.get(k.id, ("not measured", "-"))),
-            ]
-        )
-    header = [
-        "kernel",
-        "frame",
-        "calls",
-        "total µs",
-        "mean µs",
-        "share of frame",
-        "isolated µs",
-        "% of limit",
-    ]
-    out.append(_table(header, rows, {2, 3, 4, 5, 6, 7}))
-    out.append(f"<p>Top {len(info.top_kernels)} of {info.kernels_total} kernels by measured time.</p>\n")
+        name, frame, *cells = cols.cells(k)
+        rows.append([_c(name), esc(frame), *(esc(c) for c in cells)])
+    out.append(_table(cols.header, rows, {2, 3, 4, 5, 6, 7}))
+    out.append(
+        f"<p>Top {len(info.top_kernels)} of {info.kernels_total} kernels by measured time. {esc(cols.legend)}</p>\n"
+    )
     for k in info.top_kernels:
         source = sources.get(k.id)
         if source:

@@ -13,205 +13,34 @@ punctuation), code sits in fences longer than any backtick run it contains.
 from __future__ import annotations
 
 import html
-import json
 import re
-import shlex
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from inspectc import __version__
-from inspectc.readers import extras as compile_extras
-from inspectc.readers.analysis import BreakGroup, break_groups, totals
-from inspectc.readers.rank_render import describe, report_differences
-from inspectc.readers.ranks import RankDifference
-from inspectc.readers.roofline import bench_cells
-from inspectc.readers.text import no_mentions, one_line, printable, short_path
-from inspectc.report.model import Frame, Kernel
-from inspectc.report.reader import Report
+from inspectc.readers.rank_render import describe
+from inspectc.readers.share.info import (  # noqa: F401 - re-exported for html.py and cli/share.py
+    DETAILS_CAP,
+    LINE_CAP,
+    STACK_CAP,
+    TOP_KERNELS,
+    KernelColumns,
+    ShareInfo,
+    break_details,
+    cap,
+    clean,
+    frame_name,
+    gather,
+    kernel_columns,
+    location,
+    plural,
+    redaction_notes,
+)
+from inspectc.readers.text import no_mentions, one_line
 
 GITHUB_LIMIT = 65_536
-TOP_KERNELS = 10
-LINE_CAP = 300  # characters of report text on one summary line
-DETAILS_CAP = 6_000  # characters of one <details> body
-STACK_CAP = 12  # innermost user-stack frames shown
 _NOTE_RESERVE = 700  # room kept for the truncation note
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!{}])")
-_PACKAGES = re.compile(r"^.*/(?:site|dist)-packages/")
-
-
-# ---------------------------------------------------------------------------
-# What the summary shows (shared with the HTML renderer)
-
-
-@dataclass(slots=True)
-class ShareInfo:
-    """The facts every rendering shows, gathered once from a (redacted) report."""
-
-    title: str
-    headline: str
-    environment: list[tuple[str, str]]
-    run_lines: list[tuple[str, str]]
-    failures: list[Frame]
-    groups: list[BreakGroup]
-    recompiled: list[Frame]
-    top_kernels: list[Kernel]
-    kernels_total: int
-    frames: list[Frame]
-    capture_errors: list[str]
-    notes: list[str]
-    base: str | None
-    repros: list[str] = field(default_factory=list)
-    bundle_name: str | None = None
-    bench: dict[int, tuple[str, str]] = field(default_factory=dict)  # kernel id -> isolated, % limit
-    rank_differences: list[RankDifference] = field(default_factory=list)
-
-
-def clean(text: str | None) -> str:
-    """Report text, lines and tabs kept, through the one sanitizer (:func:`printable`)."""
-    return printable((text or "").replace("\r\n", "\n"), keep="\n\t")
-
-
-def cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n… ({len(text) - limit:,} more characters in the report)"
-
-
-def location(filename: str | None, line: int | None, base: str | None) -> str:
-    """``file.py:LINE``: relative to the run's cwd, or from the package root for libraries."""
-    where = short_path(filename, base) if filename else "?"
-    where = _PACKAGES.sub("", where)
-    return f"{where}:{line}" if line is not None else where
-
-
-def redaction_notes(report: Report) -> list[str]:
-    try:
-        data = json.loads(report.meta.get("redaction") or "null")
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        return ["Not redacted: paths, user and host names are as recorded."]
-    notes = []
-    redacted = [str(x) for x in data.get("redacted") or []]
-    if redacted:
-        notes.append("Redacted: " + ", ".join(redacted) + ".")
-    else:
-        notes.append("Not redacted (--no-redact): paths, user and host names are as recorded.")
-    left_out = [str(x) for x in data.get("left_out") or []]
-    if left_out:
-        notes.append("Left out (--no-source): " + ", ".join(left_out) + ".")
-    return notes
-
-
-def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str | None = None) -> ShareInfo:
-    run = report.run
-    frames = report.frames
-    t = totals(frames)
-    script = next((a for a in run.argv if a.endswith(".py")), None) or (run.argv[-1] if run.argv else None)
-    title = f"torch.compile report for {short_path(script, run.cwd)}" if script else "torch.compile report"
-    headline = (
-        f"{plural(t.frames, 'frame')} compiled, {plural(t.graph_breaks, 'graph break')} "
-        f"({t.unique_breaks} unique), {plural(t.recompiles, 'recompiled frame')}, {t.failed} failed, "
-        f"{plural(t.kernels, 'kernel')}, {t.compile_time_s:.1f}s compiling"
-    )
-    gpus = [d for d in run.devices if not d.startswith("cpu:")]
-    cpus = [d.removeprefix("cpu: ") for d in run.devices if d.startswith("cpu:")]
-    environment = [
-        ("torch", run.torch_version or "not recorded"),
-        ("triton", run.triton_version or "not installed"),
-        ("CUDA", run.cuda_version or "none (CPU build or not recorded)"),
-        ("GPU", ", ".join(gpus) or "none recorded"),
-        ("CPU", ", ".join(cpus) or "not recorded"),
-        ("Python", run.python_version or "not recorded"),
-        ("OS", run.platform or "not recorded"),
-        ("inspectc", f"{report.inspectc_version or __version__} (report schema {report.schema_version})"),
-    ]
-    ended = run.end_reason or "running or killed"
-    run_lines = [
-        ("command", shlex.join(run.argv) if run.argv else "not recorded"),
-        ("ended", f"exit code {run.exit_code}" if run.exit_code is not None else ended),
-    ]
-    if run.world_size:
-        run_lines.append(("ranks", f"rank {run.rank} of {run.world_size}"))
-    if run.exception:
-        run_lines.append(("exception", one_line(run.exception, LINE_CAP)))
-    backends = compile_extras.backend_line(run.options)
-    if backends:
-        run_lines.append(("torch.compile", backends.removeprefix("torch.compile: ")))
-    config = compile_extras.config_line(run.options)
-    if config:
-        run_lines.append(("config", config.removeprefix("torch config not at defaults: ")))
-    timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
-    return ShareInfo(
-        title=title,
-        headline=headline,
-        environment=environment,
-        run_lines=run_lines,
-        failures=[f for f in frames if f.failure is not None],
-        groups=break_groups(frames),
-        recompiled=[f for f in frames if f.recompiles],
-        top_kernels=timed[:TOP_KERNELS],
-        bench=bench_cells(timed[:TOP_KERNELS], report.bench),
-        kernels_total=len(report.kernels),
-        frames=frames,
-        capture_errors=list(run.capture_errors) or _meta_list(report, "capture_errors"),
-        notes=redaction_notes(report),
-        base=run.cwd,
-        repros=list(repros or []),
-        bundle_name=bundle_name,
-        rank_differences=report_differences(report),
-    )
-
-
-def _meta_list(report: Report, key: str) -> list[str]:
-    try:
-        value: Any = json.loads(report.meta.get(key) or "[]")
-    except ValueError:
-        return []
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def break_details(g: BreakGroup, base: str | None) -> str:
-    """The bulky part of a graph-break group as plain text (explanation, hints, stack)."""
-    ex = g.example
-    lines = []
-    if g.gb_type or g.gb_id:
-        lines.append(f"type: {g.gb_type or '?'}" + (f"  [{g.gb_id}]" if g.gb_id else ""))
-    if ex.explanation:
-        lines.append(f"explanation: {ex.explanation}")
-    if ex.hints:
-        lines.append("hints:")
-        lines += [f"  - {h}" for h in ex.hints]
-    if ex.user_stack:
-        lines.append("user stack (most recent call last):")
-        hidden = len(ex.user_stack) - STACK_CAP
-        if hidden > 0:
-            lines.append(f"  … {plural(hidden, 'earlier frame')}")
-        for s in ex.user_stack[-STACK_CAP:]:
-            lines.append(f"  {location(s.filename, s.line, base)} in {s.function or '?'}")
-            if s.code:
-                lines.append(f"      {s.code.strip()}")
-    if len(g.reason) > LINE_CAP or "\n" in g.reason.strip():
-        lines.append(f"reason: {g.reason}")
-    lines.append("frames: " + ", ".join(g.compile_ids))
-    return "\n".join(lines)
-
-
-def frame_name(f: Frame) -> str:
-    return (f"r{f.rank} " if f.rank is not None else "") + f.compile_id
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' * (count != 1)}"
-
-
-def fmt_us(value: float) -> str:
-    return f"{value:,.1f}"
-
-
-# ---------------------------------------------------------------------------
-# Markdown
 
 
 def md_text(text: str | None, width: int = LINE_CAP) -> str:
@@ -307,20 +136,15 @@ def _kernel_table(info: ShareInfo) -> str:
         if not info.kernels_total:
             return "No kernels were generated (or none recorded).\n"
         return f"{info.kernels_total} kernels; no kernel times recorded (captured with `--no-timings`?).\n"
+    cols = kernel_columns(info.top_kernels, info.bench)
     rows = [
-        "| kernel | frame | calls | total µs | mean µs | share of frame | isolated µs | % of limit |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| " + " | ".join(cols.header) + " |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for k in info.top_kernels:
-        assert k.time is not None
-        share = f"{k.time.share:.0%}" if k.time.share is not None else "-"
-        rows.append(
-            f"| {md_text(k.name, 80)} | {md_text(k.compile_id, 20)} | {k.time.calls} | "
-            f"{fmt_us(k.time.total_us)} | {fmt_us(k.time.mean_us)} | {share} | "
-            + " | ".join(info.bench.get(k.id, ("not measured", "-")))
-            + " |"
-        )
-    tail = f"\nTop {len(info.top_kernels)} of {info.kernels_total} kernels by measured time.\n"
+        name, frame, *cells = cols.cells(k)
+        rows.append(f"| {md_text(name, 80)} | {md_text(frame, 20)} | " + " | ".join(cells) + " |")
+    tail = f"\nTop {len(info.top_kernels)} of {info.kernels_total} kernels by measured time. {cols.legend}\n"
     return "\n".join(rows) + "\n" + tail
 
 

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from inspectc.readers.resume import no_graph_reason
 from inspectc.readers.roofline import limit_text, roofline
+from inspectc.readers.timefmt import NOISY, column_unit, cv_text, noise_text, typical
 from inspectc.report.bench import BenchResults
 from inspectc.report.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
@@ -46,37 +47,44 @@ class KernelTable(VirtualTable):
     def fill(self, kernels: list[Kernel], bench: BenchResults | None = None) -> None:
         bench = bench if bench is not None else BenchResults()
         self.reset()
+        # one unit per time column, from the column's values (readers.timefmt)
+        tot = column_unit(k.time.total_us if k.time else None for k in kernels)
+        med = column_unit(typical(k.time) for k in kernels)
+        iso = column_unit(_isolated_us(bench, k) for k in kernels)
         self.set_columns(
-            Column("total", _num("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
+            Column(
+                "total", _num(f"Total {tot.name}"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)
+            ),
             Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
-            Column("isolated", _num("Isolated"), sort_key=lambda k: -(_isolated_us(bench, k) or -1.0)),
+            Column(
+                "isolated", _num(f"Isolated {iso.name}"), sort_key=lambda k: -(_isolated_us(bench, k) or -1.0)
+            ),
             Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(bench, k)),
             Column(
                 "name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20, cut="middle"
             ),
             Column("language", Text("Lang"), sort_key=lambda k: k.language),
-            Column("calls", _num("Calls"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
-            Column("mean", _num("Mean"), sort_key=lambda k: -(k.time.mean_us if k.time else -1.0)),
+            Column("calls", _num("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
+            Column("median", _num(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
+            Column("cv", _num("CV"), sort_key=lambda k: -(k.time.cv or 0.0) if k.time else 1.0),
+            Column("noise", Text("Noise"), sort_key=lambda k: noise_text(k.time)),
             Column("nodes", _num("Nodes"), sort_key=lambda k: -len(k.fused_nodes)),
             Column("size", _num("Size"), sort_key=lambda k: -k.source_size),
         )
         for kernel in kernels:
             t = kernel.time
+            noisy = bool(t and t.noise)
             cells = [
-                Text(micros(t.total_us if t else None), justify="right", style="bold"),
+                Text(tot.fmt(t.total_us if t else None), justify="right", style="bold"),
                 _num(percent(t.share if t else None)),
-                _num(
-                    isolated if (isolated := micros(_isolated_us(bench, kernel))) != "-" else "not measured"
-                ),
+                _num(iso.fmt(us) if (us := _isolated_us(bench, kernel)) is not None else "not measured"),
                 _num(limit_text(roofline(kernel, bench))),
                 literal(kernel.name, "green"),
                 literal(kernel.language),
                 _num(str(t.calls) if t else "-"),
-                _num(micros(t.mean_us if t else None)),
-                _num(
-                    isolated if (isolated := micros(_isolated_us(bench, kernel))) != "-" else "not measured"
-                ),
-                _num(limit_text(roofline(kernel, bench))),
+                Text(med.fmt(typical(t)), justify="right", style="yellow" if noisy else ""),
+                _num(cv_text(t)),
+                Text(NOISY if noisy else "", style="yellow"),
                 _num(str(len(kernel.fused_nodes))),
                 _num(f"{kernel.source_size / 1024:.1f}K"),
             ]
@@ -161,11 +169,18 @@ class KernelsPane(FramePane):
         if t is None:
             out.append("not timed", style="dim")
         else:
-            out.append(f"{micros(t.total_us)}", style="bold")
+            if t.median_us is not None:
+                out.append(f"median {micros(t.median_us)}", style="bold")
+            else:  # a schema-2 report kept no samples
+                out.append(f"mean {micros(t.mean_us)} (median not recorded)", style="bold")
+            launches = f" ({t.launches} launches each)" if t.launches and t.launches > 1 else ""
             out.append(
-                f" total over {t.calls} calls · mean {micros(t.mean_us)} · "
-                f"min {micros(t.min_us)} · max {micros(t.max_us)} · {percent(t.share)} of the frame"
+                f" per call, n={t.calls}{launches} · min {micros(t.min_us)} · p90 {micros(t.p90_us)} · "
+                f"max {micros(t.max_us)} · CV {cv_text(t)} · total {micros(t.total_us)} · "
+                f"{percent(t.share)} of the frame"
             )
+            if t.noise:
+                out.append(f"\n{NOISY}: {t.noise}", style="yellow")
         out.append_text(self._isolated(kernel))
         if not kernel.fused_nodes and not kernel.origins:
             out.append("\nno provenance recorded (fused nodes, origins)", style="dim")

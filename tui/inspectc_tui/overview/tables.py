@@ -11,9 +11,10 @@ from rich.text import Text
 
 from inspectc.readers.breaks import title_and_explanation
 from inspectc.readers.resume import Branch
+from inspectc.readers.timefmt import NOISY, column_unit, typical
 from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData, frame_key, kernel_key
-from inspectc_tui.text import frame_label, function_name, literal, location, micros, seconds, status_text
+from inspectc_tui.text import frame_label, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
 
 OVERVIEW_KERNELS = 50
@@ -109,16 +110,25 @@ class BreaksTable(VirtualTable):
 class TopKernelsTable(VirtualTable):
     def fill(self, data: ReportData) -> None:
         self.reset()
+        kernels = data.top_kernels[:OVERVIEW_KERNELS] or data.kernels[:OVERVIEW_KERNELS]
+        tot = column_unit(k.time.total_us if k.time else None for k in kernels)
+        med = column_unit(typical(k.time) for k in kernels)
         self.set_columns(
-            Column("total", right("Total"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)),
+            Column(
+                "total", right(f"Total {tot.name}"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)
+            ),
+            Column("median", right(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
+            Column("calls", right("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
             Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, cut="middle"),
         )
-        kernels = data.top_kernels[:OVERVIEW_KERNELS] or data.kernels[:OVERVIEW_KERNELS]
         for kernel in kernels:
             t = kernel.time
+            noisy = bool(t and t.noise)
             cells = [
-                right(micros(t.total_us if t else None), "bold"),
+                right(tot.fmt(t.total_us if t else None), "bold"),
+                right(med.fmt(typical(t)) + (f" {NOISY}" if noisy else ""), "yellow" if noisy else ""),
+                right(str(t.calls) if t else "-"),
                 Text(frame_label(kernel.compile_id, kernel_key(kernel)[0])),
                 literal(kernel.name, "green"),
             ]
