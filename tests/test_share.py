@@ -22,6 +22,7 @@ from conftest import run_cli
 
 from inspectc.cli.share import share
 from inspectc.errors import ReportError
+from inspectc.readers.analysis import break_groups
 from inspectc.readers.export import export_report
 from inspectc.readers.share.markdown import GITHUB_LIMIT
 from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
@@ -314,6 +315,21 @@ def test_golden_markdown_shows_what_happened(golden_share) -> None:
     assert f"torch:    {torch_version}" in text
     assert "### Top kernels by time" in text and "### Frames (12)" in text
     assert "Redacted: home directories" in text
+
+
+def test_golden_markdown_has_the_runs_break_stack_trie(golden_share) -> None:
+    report, shared = golden_share
+    text = shared.markdown.read_text(encoding="utf-8")
+    stacks = text.split("### Break stacks", 1)[1].split("</details>", 1)[0]
+    with open_report(report) as r:
+        groups = break_groups(r.frames)
+    leaves = [line for line in stacks.splitlines() if "● " in line]
+    # a leaf per (stack, location, reason): one break reached from two call sites is two leaves
+    assert len(leaves) >= len(groups) == 4
+    assert sum(int(line.split("● ", 1)[1].split("×", 1)[0]) for line in leaves) == 6  # every break
+    for g in groups:
+        assert any(f"[{g.gb_id}]" in line for line in leaves), g.gb_id
+    assert "in main" in stacks and "├─ " in stacks  # the call site they share, then the branches
 
 
 def test_golden_bundle_reopens_with_report_summary_and_repros(golden_share) -> None:

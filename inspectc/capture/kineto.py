@@ -152,7 +152,7 @@ class Attributor:
         for call in sorted(calls, key=lambda e: e.start):
             self._call(call, sorted(children.get(id(call), []), key=lambda e: e.start))
 
-    def _graph_of(self, call: _Ev) -> tuple[GraphTimes, _Ev | None]:
+    def _graph_of(self, call: _Ev, kids: list[_Ev]) -> tuple[GraphTimes, _Ev | None]:
         key = call.name[len(GRAPH_PREFIX) :].rstrip("# ").strip()
         region, phase = None, "forward"
         p = call.parent
@@ -182,7 +182,7 @@ class Attributor:
         return graph, region
 
     def _call(self, call: _Ev, kids: list[_Ev]) -> None:
-        graph, region = self._graph_of(call)
+        graph, region = self._graph_of(call, kids)
         graph.seen += 1
         if graph.seen <= max(self.skip - 1, 0) or graph.measured >= self.count:
             return

@@ -130,4 +130,3 @@ def _own_keys(
     traces = {k: v for k, v in st.prov_traces.items() if keep(k)}
     kept = {k: v for k, v in mappings.kernel_to_post.items() if keep(k)}
     return replace(mappings, kernel_to_post=kept), traces
-

@@ -213,7 +213,13 @@ def place_times(
         if not isinstance(graph, dict):
             continue
         backward = graph.get("phase") == "backward"
-        names = {e.get("name") for e in graph.get("kernels") or () if isinstance(e, dict)}
+        # generated kernels only: extern ops and other ranges (aten::mm, allocations) are named
+        # by the profiler, not by the output code, and would match no frame
+        names = {
+            e.get("name")
+            for e in graph.get("kernels") or ()
+            if isinstance(e, dict) and e.get("kind") in ("cpp", "triton")
+        }
         matches = [
             st
             for st in frames

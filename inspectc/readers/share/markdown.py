@@ -36,6 +36,7 @@ from inspectc.readers.share.info import (  # noqa: F401 - re-exported for html.p
     redaction_notes,
 )
 from inspectc.readers.text import no_mentions, one_line
+from inspectc.readers.trie import break_trie, render_trie
 
 GITHUB_LIMIT = 65_536
 _NOTE_RESERVE = 700  # room kept for the truncation note
@@ -119,6 +120,18 @@ def _items(info: ShareInfo) -> list[_Item]:
     return items
 
 
+def _stacks_part(info: ShareInfo) -> str:
+    """The run's graph breaks as one stack trie: which call sites lead to which breaks."""
+    if not info.groups:
+        return ""
+    where = lambda filename, line: location(filename, line, info.base)  # noqa: E731
+    lines = render_trie(break_trie(info.frames), where)
+    return "### Break stacks\n\n" + md_details(
+        f"every graph break under the user frames that led to it ({plural(len(lines), 'line')})",
+        "\n".join(lines),
+    )
+
+
 def _ranks_part(info: ShareInfo) -> str:
     """What differs between ranks (cache, collectives, frames...): the cause of many hangs."""
     diffs = info.rank_differences
@@ -180,6 +193,7 @@ def render_markdown(info: ShareInfo, *, limit: int = GITHUB_LIMIT) -> str:
         "frames": f"### Frames ({len(info.frames)})\n\n" + _wrap_details("frame table", _frame_table(info)),
         "errors": errors_part,
         "ranks": _ranks_part(info),
+        "stacks": _stacks_part(info),
     }
     room = limit - len(head) - len(tail) - _NOTE_RESERVE - sum(len(h) for h in headings.values())
     plan = _Plan(room, _items(info), parts)
@@ -194,6 +208,7 @@ def render_markdown(info: ShareInfo, *, limit: int = GITHUB_LIMIT) -> str:
     plan.add_details("recompiles")
     plan.add_lines("breaks")
     plan.add_lines("recompiles")
+    plan.add_part("stacks")
     plan.add_part("frames")
     plan.add_part("errors")
 
@@ -272,6 +287,7 @@ class _Plan:
             "kernels": "the top kernels",
             "frames": "the frame table",
             "errors": "the capture errors",
+            "stacks": "the break stacks",
         }
         left += [
             label for name, label in part_labels.items() if self.all_parts[name] and name not in self.parts
