@@ -94,7 +94,7 @@ def _wanted(remedy: Remedy, only: list[str]) -> bool:
 
 
 def _recorded_command(run: Run) -> tuple[list[str], str]:
-    from inspectc.cli.main import split_run_argv
+    from inspectc.cli.run import split_run_argv
 
     argv = list(run.argv)
     if run.mode not in ("script", "module") or argv[:2] != ["inspectc", "run"]:
