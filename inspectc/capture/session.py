@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc import __version__
-from inspectc.capture import settings, torch_api
+from inspectc.capture import settings, torch_api, torch_config
 from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
@@ -99,6 +99,8 @@ class Capture:
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
         self._bw_nodes = BackwardNodes() if provenance else None  # backward kernels' fused nodes
         self._unfinished: str | None = None  # why the report's end could not be written
+        self._fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
+        self._scanned: set[int] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Capture:
@@ -196,7 +198,9 @@ class Capture:
             exception=exception,
             end_reason=end_reason,
             devices=settings.devices(self._record),
-            options=replace(self._run.options, **settings.options_used(self.config, self._record)),
+            options=replace(
+                self._run.options, **settings.options_used(self.config, self._record, self._fullgraph)
+            ),
             capture_errors=tuple(self.errors),
         )
         try:
@@ -306,6 +310,8 @@ class Capture:
             if not self._autotune_hooked:
                 self._hook_autotuning()
             text = payload if isinstance(payload, str) or payload is None else str(payload)
+            if "dynamo_start" in metadata:  # its torch.compile call is alive now: fullgraph
+                torch_config.note_fullgraph(self._fullgraph, self._scanned)
             if self._timer is not None:
                 self._timer.observe(metadata, text)
             self._builder.feed(metadata, text, created)

@@ -72,11 +72,13 @@ def devices(record: Record) -> tuple[str, ...]:
     return found
 
 
-def options_used(config: dict[str, Any], record: Record) -> dict[str, Any]:
+def options_used(
+    config: dict[str, Any], record: Record, fullgraph: dict[int, bool] | None = None
+) -> dict[str, Any]:
     """RunOptions fields: the run's torch.compile calls, the registered backends, and the
     config (read after :func:`undo`, so capture's own switches are not in it)."""
     out: dict[str, Any] = {"config": config_values(config, record)}
-    used = torch_config.compile_backends()
+    used = torch_config.compile_backends(fullgraph)
     if used is not None:
         out["compile_backends"] = used
     registered = torch_config.registered_backends()

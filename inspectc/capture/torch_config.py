@@ -119,20 +119,34 @@ def non_default_config() -> list[tuple[str, str]] | Missing:
 
 
 # -- backends -----------------------------------------------------------------------------------
-def compile_backends() -> tuple[CompileBackend, ...] | None:
+def note_fullgraph(seen: dict[int, bool], scanned: set[int]) -> None:
+    """While a compile starts its ``OptimizeContext`` is alive: read ``fullgraph`` for the
+    backends not yet scanned into *seen* (one scan of live objects per new backend, not per
+    frame; a compiled function freed before the run ends would otherwise be lost)."""
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    cached = getattr(eval_frame, "cached_backends", None)
+    if not isinstance(cached, dict) or scanned.issuperset(cached):
+        return
+    scanned.update(cached)
+    for key, flag in _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None)).items():
+        seen[key] = seen.get(key, False) or flag
+
+
+def compile_backends(seen: dict[int, bool] | None = None) -> tuple[CompileBackend, ...] | None:
     """The ``torch.compile`` calls of the run: backend, its options, mode, dynamic, fullgraph.
     None when nothing compiled.
 
     Each call leaves an ``OptimizeContext`` (``fullgraph``, its callback wrapping the backend
     in ``_torchdynamo_orig_backend``); ``torch._dynamo.eval_frame.cached_backends`` holds every
     backend (Inductor's ``_TorchCompileInductorWrapper`` carries ``compiler_name``, ``config``
-    and ``dynamic``). The contexts are found once, at the end, among live objects.
+    and ``dynamic``). The contexts are found among live objects at the end, and in *seen*
+    (:func:`note_fullgraph` at each new backend's first compile).
     """
     eval_frame = sys.modules.get("torch._dynamo.eval_frame")
     cached = getattr(eval_frame, "cached_backends", None)
     if not isinstance(cached, dict):
         return None
-    fullgraph = _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))
+    fullgraph = {**(seen or {}), **_fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))}
     with warnings.catch_warnings():  # reading a backend's config warns of deprecated keys
         warnings.simplefilter("ignore")
         return _backends(list(cached.values()), fullgraph)
