@@ -99,7 +99,8 @@ async def test_kernel_names_are_cut_in_the_middle(daily: Path) -> None:
     async with app.run_test(size=(100, 34)) as pilot:
         await loaded(pilot)
         text = screen_text(app)
-        assert "cpp_fused_add" in text and "of_frame_0_0" in text and "…" in text
+        # the start and the end of the name, its middle cut (median and n take the room)
+        assert "cpp_fused" in text and "rame_0_0" in text and "…" in text
 
 
 @sync

@@ -111,12 +111,10 @@ class TopKernelsTable(VirtualTable):
     def fill(self, data: ReportData) -> None:
         self.reset()
         kernels = data.top_kernels[:OVERVIEW_KERNELS] or data.kernels[:OVERVIEW_KERNELS]
-        tot = column_unit(k.time.total_us if k.time else None for k in kernels)
+        # the overview ranks kernels by total time (the Kernels tab and `inspectc kernels` show
+        # it): here the median per call and n, so the names keep their room
         med = column_unit(typical(k.time) for k in kernels)
         self.set_columns(
-            Column(
-                "total", right(f"Total {tot.name}"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)
-            ),
             Column("median", right(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
             Column("calls", right("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
@@ -126,8 +124,9 @@ class TopKernelsTable(VirtualTable):
             t = kernel.time
             noisy = bool(t and t.noise)
             cells = [
-                right(tot.fmt(t.total_us if t else None), "bold"),
-                right(med.fmt(typical(t)) + (f" {NOISY}" if noisy else ""), "yellow" if noisy else ""),
+                right(
+                    med.fmt(typical(t)) + (f" {NOISY}" if noisy else ""), "bold yellow" if noisy else "bold"
+                ),
                 right(str(t.calls) if t else "-"),
                 Text(frame_label(kernel.compile_id, kernel_key(kernel)[0])),
                 literal(kernel.name, "green"),
