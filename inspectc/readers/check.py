@@ -18,6 +18,7 @@ from inspectc.errors import UsageError
 from inspectc.readers.analysis import break_groups, one_line
 from inspectc.readers.analysis import printable as _clean
 from inspectc.readers.breaks import flat
+from inspectc.readers.rank_records import KINDS as RECORD_KINDS
 from inspectc.readers.ranks import RankDifference
 from inspectc.report.model import STATUS_FAILED, Frame, Run
 
@@ -100,12 +101,7 @@ RANK_KINDS = (
     "status",
     "kernels",
     "ddp_split",
-    "cache",
-    "collective_schedule",
-    "collectives_parity",
-    "execution_order",
-    "tensor_meta",
-    "runtime_estimate",
+    *RECORD_KINDS,  # cache, collectives, execution order, tensor meta, runtime estimates
 )
 
 

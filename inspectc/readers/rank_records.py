@@ -35,7 +35,7 @@ from inspectc.readers.ranks import (
     _majority_split,
     _rank_text,
     describe_key,
-    frame_key,
+    frames_on_every_rank,
 )
 from inspectc.report.model import Frame
 from inspectc.report.runrecords import GraphCollectives, RunRecords
@@ -59,10 +59,7 @@ def record_differences(
     """The record-level differences of a run of two or more ranks."""
     if len(ranks) < 2:
         return []
-    by_key: dict[FrameKey, dict[Rank, Frame]] = {}
-    for f in frames:
-        by_key.setdefault(frame_key(f, cwds), {})[f.rank] = f
-    common = [(key, per_rank) for key, per_rank in by_key.items() if len(per_rank) == len(ranks)]
+    common = frames_on_every_rank(frames, ranks, cwds)
     graphs = {(g.rank, g.compile_id): g for g in records.collectives}
     out = _cache_differences(common, ranks)
     for key, per_rank in common:

@@ -122,6 +122,16 @@ def describe_key(key: FrameKey) -> str:
     return f"{function or '?'}() at {where}{nth}"
 
 
+def frames_on_every_rank(
+    frames: Sequence[Frame], ranks: list[Rank], cwds: Cwds | None = None
+) -> list[tuple[FrameKey, dict[Rank, Frame]]]:
+    """Frames by their cross-rank key, kept where every rank compiled that frame."""
+    by_key: dict[FrameKey, dict[Rank, Frame]] = {}
+    for f in frames:
+        by_key.setdefault(frame_key(f, cwds), {})[f.rank] = f
+    return [(key, per_rank) for key, per_rank in by_key.items() if len(per_rank) == len(ranks)]
+
+
 def _tail(path: str | None, parts: int = 2) -> str:
     if not path:
         return "?"
@@ -142,10 +152,7 @@ def rank_differences(
     ranks = ranks_of(frames)
     if len(ranks) < 2:
         return []
-    by_key: dict[FrameKey, dict[Rank, Frame]] = {}
-    for f in frames:
-        by_key.setdefault(frame_key(f, cwds), {})[f.rank] = f
-    common = [(key, per_rank) for key, per_rank in by_key.items() if len(per_rank) == len(ranks)]
+    common = frames_on_every_rank(frames, ranks, cwds)
     out = _compile_count_differences(frames, ranks, cwds)
     out.extend(_break_differences(frames, ranks, cwds))
     for key, per_rank in common:
