@@ -12,14 +12,9 @@ import warnings
 from typing import Any
 
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.report.model import CompileBackend
+from inspectc.report.model import CONFIG_MODULES, CompileBackend
 
 # -- user config (``inspectc run --config``) and what the run left non-default ----------------
-CONFIG_MODULES = {
-    "dynamo": "torch._dynamo.config",
-    "inductor": "torch._inductor.config",
-    "compiler": "torch.compiler.config",
-}
 
 
 def set_config(key: str, value: Any, *, add: bool = False) -> Restore | Missing:

@@ -15,6 +15,7 @@ from typing import Any
 
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
+from inspectc.report.model import CONFIG_MODULES
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -69,7 +70,7 @@ def _run_parser() -> argparse.ArgumentParser:
     return p
 
 
-_CONFIG_KEY = re.compile(r"^(dynamo|inductor|compiler)(\.[A-Za-z_]\w*)+$")
+_CONFIG_KEY = re.compile(rf"^({'|'.join(CONFIG_MODULES)})(\.[A-Za-z_]\w*)+$")
 
 
 def parse_config(items: Sequence[str]) -> dict[str, Any]:

@@ -17,14 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspectc.readers.analysis import break_groups
-from inspectc.report.model import Frame
-
-# ``--config`` namespaces: the module each one sets attributes on (capture applies them).
-NAMESPACES = {
-    "dynamo": "torch._dynamo.config",
-    "inductor": "torch._inductor.config",
-    "compiler": "torch.compiler.config",
-}
+from inspectc.report.model import CONFIG_MODULES, Frame
 
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
@@ -67,7 +60,7 @@ class ConfigChange:
     def python(self) -> str:
         """The exact line a user adds to their script."""
         namespace, _, attr = self.key.partition(".")
-        module = NAMESPACES.get(namespace, namespace)
+        module = CONFIG_MODULES.get(namespace, namespace)
         if self.value.startswith("+="):
             return f"{module}.{attr}.add({self.value[2:]})"
         return f"{module}.{attr} = {self.value}"

@@ -260,6 +260,14 @@ class CompileBackend:
     fullgraph: bool | None = None
 
 
+# A ConfigValue's key namespace -> the torch config module it names (``--config``, suggest).
+CONFIG_MODULES = {
+    "dynamo": "torch._dynamo.config",
+    "inductor": "torch._inductor.config",
+    "compiler": "torch.compiler.config",
+}
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ConfigValue:
     """A Dynamo/Inductor/torch.compiler option: ``dynamo.capture_scalar_outputs`` = ``True``."""
