@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.errors import InspectcError
+from inspectc.errors import TuiMissing
 
 INSTALL_HINT = (
     "the TUI is not installed: run `pip install -e ./tui` in an inspectc checkout"
     " (it brings textual), or `make setup`"
 )
 _TUI_MODULES = ("inspectc_tui", "textual", "rich")
-
-
-class TuiMissing(InspectcError):
-    """The inspectc-tui package or one of its dependencies is missing."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,8 +38,7 @@ def follow_command(report: str) -> str:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     try:
-        import textual  # noqa: F401 - the TUI's one big dependency, checked up front
-        from inspectc_tui.__main__ import run_tui
+        from inspectc_tui.__main__ import run_tui  # brings textual, the TUI's one big dependency
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]
         if missing in _TUI_MODULES:
