@@ -26,7 +26,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from inspectc import __version__
 from inspectc.capture import settings, torch_api, torch_config
 from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
@@ -35,6 +34,7 @@ from inspectc.errors import ReportError
 from inspectc.report.model import Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
+from inspectc.version import __version__
 
 MAX_ERRORS = 100  # capture errors kept in one report
 

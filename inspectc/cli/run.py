@@ -281,9 +281,12 @@ def _display_path(path: Path) -> str:
 
 
 def _open_tui(path: Path) -> None:
-    from inspectc.cli.main import main  # the tui command, as the user would type it
+    """The tui command on the new report; its failure is one line, never the script's exit code."""
+    from inspectc.cli.tui import cmd_tui
 
     try:
-        main(["tui", str(path)])
+        cmd_tui(argparse.Namespace(report=str(path), follow=False))
+    except (InspectcError, OSError) as exc:
+        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
     except SystemExit:
         pass
