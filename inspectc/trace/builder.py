@@ -23,7 +23,7 @@ from inspectc.report.writer import ReportWriter
 from inspectc.trace import kernels, phases, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
-from inspectc.trace.payloads import breaks, export, guards
+from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.records import StringTable, compile_id, event_name
 from inspectc.trace.run_records import RunRecordsBuilder
@@ -37,8 +37,8 @@ _QUIET = {
     "link",
 }
 
-# Events of a frame the readers read from the events table (DDP splits: readers/ranks.py).
-_READ_BY_READERS = {"optimize_ddp_split_graph", "optimize_ddp_split_child"}
+# Events of a frame kept raw and read on demand through trace.payloads.ddp (DDP splits).
+_READ_BY_READERS = ddp.EVENTS
 
 # Graph events: event name -> graph kind.
 _GRAPH_EVENTS = {
