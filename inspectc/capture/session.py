@@ -31,7 +31,7 @@ from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
-from inspectc.report.model import Run, RunOptions
+from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 from inspectc.version import __version__
@@ -54,7 +54,7 @@ class Capture:
         provenance: bool = True,
         timings: bool = True,
         kernel_harness: bool = False,
-        profile_window: tuple[int, int] = (1, 10),
+        profile_window: tuple[int, int] = PROFILE_WINDOW,
         argv: list[str] | None = None,
         mode: str = "api",
         config: dict[str, Any] | None = None,

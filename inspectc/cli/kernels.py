@@ -19,7 +19,7 @@ from inspectc.readers.timefmt import (
     typical,
 )
 from inspectc.report.bench import BenchResults, Isolated
-from inspectc.report.model import Frame, Kernel, Run
+from inspectc.report.model import PROFILE_WINDOW, Frame, Kernel, Run
 from inspectc.report.open import open_report
 
 SORTS = ("time", "name", "calls")
@@ -153,7 +153,7 @@ def untimed_reason(frames: list[Frame], ids: set[str], run: Run | None) -> str:
     errors = [e for e in run.capture_errors if "timing" in e] if run is not None else []
     if errors:
         return "timings were on, but no kernel was timed: " + "; ".join(errors[:2])
-    window = options.profile_window or (1, 10)
+    window = options.profile_window or PROFILE_WINDOW
     return (
         "timings were on, but no kernel was timed: no compiled frame was called again after its "
         f"compiling call (window {window[0]}:{window[1]}; the compiling call is never timed)"

@@ -15,7 +15,7 @@ from typing import Any
 
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
-from inspectc.report.model import CONFIG_MODULES
+from inspectc.report.model import CONFIG_MODULES, PROFILE_WINDOW
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -49,9 +49,9 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--profile-window",
-        default="1:10",
+        default=f"{PROFILE_WINDOW[0]}:{PROFILE_WINDOW[1]}",
         metavar="SKIP:COUNT",
-        help="per compiled frame, skip SKIP calls then time COUNT calls (default 1:10)",
+        help="per compiled frame, skip SKIP calls then time COUNT calls (default %(default)s)",
     )
     p.add_argument(
         "--tui",
