@@ -22,7 +22,10 @@ OUT = ROOT / "docs"
 # (package, label) by layer, top to bottom, as pyproject.toml's layers contract has them
 LAYERS = [
     [("inspectc.cli", "cli/\ncommands"), ("inspectc_tui", "tui/\nTextual browser")],
-    [("inspectc.capture", "capture/\nthe only torch user"), ("inspectc.readers", "readers/\nsummary, export, diff, share...")],
+    [
+        ("inspectc.capture", "capture/\nthe only torch user"),
+        ("inspectc.readers", "readers/\nsummary, export, diff, share..."),
+    ],
     [("inspectc.trace", "trace/\ntorch's record shapes -> model")],
     [("inspectc.report", "report/\nmodel, SQLite file, open()")],
 ]
@@ -54,8 +57,12 @@ def edges() -> set[tuple[str, str]]:
 
 
 def picture() -> graphviz.Digraph:
-    dot = graphviz.Digraph("inspectc", graph_attr={"rankdir": "TB", "nodesep": "0.5", "fontname": "Helvetica"})
-    dot.attr("node", shape="box", style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica", fontsize="11")
+    dot = graphviz.Digraph(
+        "inspectc", graph_attr={"rankdir": "TB", "nodesep": "0.5", "fontname": "Helvetica"}
+    )
+    dot.attr(
+        "node", shape="box", style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica", fontsize="11"
+    )
     for layer in LAYERS:
         with dot.subgraph() as same:
             same.attr(rank="same")
