@@ -118,20 +118,21 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     timings = [f.timing for f in frames if f.compile_id in ids]
     env = environment_line(timings)
     if env:
-        out.append(env)
+        out.append(_clean(env))  # the time base is report text
     for f in frames:
         if f.compile_id in ids and f.timing is not None:
+            cid = _clean(f.compile_id)
             line = shown_vs_measured(f.timing)
             rest = ", ".join(
                 f"{cut_middle(_clean(n), 50)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3]
             )
             if line:
-                out.append(f"frame {f.compile_id}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
+                out.append(f"frame {cid}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
             if f.timing.absent and timed:
-                out.append(f"frame {f.compile_id}: {f.timing.absent}")
+                out.append(f"frame {cid}: {_clean(f.timing.absent)}")
             if f.timing.replay_us is not None:
                 out.append(
-                    f"frame {f.compile_id}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"
+                    f"frame {cid}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"
                     f" per call ({f.timing.replay_calls} calls)"
                 )
     if kernels and not timed:
