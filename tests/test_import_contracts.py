@@ -85,3 +85,24 @@ def test_import_contracts_are_kept() -> None:
     proc = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " 0 broken" in proc.stdout
+
+
+def test_every_inspectc_error_lives_in_errors_py() -> None:
+    """errors.py holds every error, and only errors: no InspectcError subclass elsewhere."""
+    import importlib
+    import pkgutil
+
+    import inspectc
+    from inspectc.errors import InspectcError
+
+    for info in pkgutil.walk_packages(inspectc.__path__, "inspectc."):
+        if not info.name.endswith("__main__"):  # that one runs the CLI
+            importlib.import_module(info.name)
+    elsewhere: list[str] = []
+    todo = [InspectcError]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__module__ != "inspectc.errors":
+            elsewhere.append(f"{cls.__module__}.{cls.__qualname__}")
+    assert elsewhere == []
