@@ -45,8 +45,8 @@ def chrome_trace(report: Report) -> dict[str, Any]:
         pid = ev["pid"]
         end = ev["ts"] + ev.get("dur", 0.0)
         last_ts[pid] = max(last_ts.get(pid, end), end)
-        cid = (ev.get("args") or {}).get("compile_id")
-        if isinstance(cid, str):
+        cid = chromium.span_compile_id(ev)
+        if cid is not None:
             ends[(pid, cid)] = max(ends.get((pid, cid), end), end)
     threads: dict[tuple[int, int], str] = {(pid, COMPILE_TID): "compile" for pid in last_ts}
     threads.update(found.lanes)

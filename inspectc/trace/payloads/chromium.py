@@ -116,3 +116,10 @@ def _lay_out(spans: Spans) -> None:
             tid = OVERLAP_TID * (1 + event["tid"]) + n - 1
             spans.lanes[(event["pid"], tid)] = f"compile (overlapping spans {n})"
             event["tid"] = tid
+
+
+def span_compile_id(event: dict[str, Any]) -> str | None:
+    """The compile id torch put in a span's args ("0/0"; "None" outside a compile)."""
+    args = event.get("args")
+    found = args.get("compile_id") if isinstance(args, dict) else None
+    return found if isinstance(found, str) and found != "None" else None
