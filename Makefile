@@ -47,6 +47,7 @@ demo: setup sysdeps
 lint: setup
 	$(VENV)/bin/ruff format --check inspectc tui tests benchmarks samples
 	$(VENV)/bin/ruff check inspectc tui tests benchmarks
+	$(VENV)/bin/lint-imports --no-cache  # the import contracts in pyproject.toml
 
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui

@@ -9,12 +9,11 @@ file that ``readers/`` and ``cli/`` open through :func:`open_report`.
 
 from __future__ import annotations
 
-__version__ = "0.2.0"
-
 # ``inspectc.capture`` is the function below, also after ``inspectc.capture.session`` (the
 # package of the same name) has been imported: binding it here, after the package import,
 # keeps the notebook API callable on every use.
 from inspectc.capture import capture  # noqa: E402  (torch-free: imports torch only when called)
 from inspectc.report.open import open_report  # noqa: E402
+from inspectc.version import __version__
 
 __all__ = ["__version__", "capture", "open_report"]

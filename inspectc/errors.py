@@ -1,4 +1,5 @@
-"""The one error hierarchy of inspectc: the CLI turns these into one line on stderr."""
+"""The one error hierarchy of inspectc, every error and only errors: the CLI turns these into
+one line on stderr."""
 
 from __future__ import annotations
 
@@ -17,5 +18,26 @@ class ReportError(InspectcError):
     """A report file is missing, not a report, corrupt, truncated or from a newer schema."""
 
 
-class CaptureError(InspectcError):
-    """Capture could not start (never raised once the user's program runs)."""
+class RankConflict(UsageError):
+    """A record names another rank than the log it is in (import refuses, never merges)."""
+
+    def __init__(self, file_rank: int, record_rank: int) -> None:
+        super().__init__(f"records of rank {record_rank} in the log of rank {file_rank}")
+        self.file_rank = file_rank
+        self.record_rank = record_rank
+
+
+class GraphvizMissing(InspectcError):
+    """Graphviz's ``dot`` is needed to write SVG/PNG/PDF and is not on PATH."""
+
+
+class RenderError(InspectcError):
+    """``dot`` ran and failed (or ran past its time)."""
+
+
+class TuiMissing(InspectcError):
+    """The inspectc-tui package or one of its dependencies is missing."""
+
+
+class TorchMissing(InspectcError):
+    """torch is not importable in this Python."""

@@ -32,7 +32,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def shared_traces() -> Path | None:
-    for candidate in (ROOT.parent / "shared" / "traces", Path("/work/shared/traces")):
+    """``$INSPECTC_SHARED_TRACES``, else the nearest ``shared/traces`` beside the checkout or
+    beside a folder above it (a git worktree in ``wt/NAME`` finds its main checkout's)."""
+    named = os.environ.get("INSPECTC_SHARED_TRACES")
+    if named:
+        return Path(named) if Path(named).is_dir() else None
+    for folder in ROOT.parents:
+        candidate = folder / "shared" / "traces"
         if candidate.is_dir():
             return candidate
     return None
@@ -42,7 +48,7 @@ def shared_traces() -> Path | None:
 def traces_dir() -> Path:
     found = shared_traces()
     if found is None:
-        pytest.skip("shared TORCH_TRACE logs (../shared/traces) are not here")
+        pytest.skip("shared TORCH_TRACE logs (../shared/traces or $INSPECTC_SHARED_TRACES) are not here")
     return found
 
 

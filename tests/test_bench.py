@@ -131,7 +131,8 @@ def test_refuses_to_overwrite_or_to_write_into_what_is_not_a_report(mlp: Capture
 def test_summarize_takes_median_min_p90_and_cv() -> None:
     fig = summarize([4.0, 1.0, 3.0, 2.0, 10.0], "module_profiler")
     assert fig is not None
-    assert (fig.n, fig.median_us, fig.min_us, fig.p90_us) == (5, 3.0, 1.0, 10.0)
+    assert (fig.n, fig.median_us, fig.min_us) == (5, 3.0, 1.0)
+    assert fig.p90_us == pytest.approx(7.6)  # stats.quantile: the one p90, as kernel timings have it
     assert fig.cv == pytest.approx(10**0.5 / 4) and not fig.few  # population SD over the mean
     assert summarize([], "x") is None and summarize([1.0], "x").few  # type: ignore[union-attr]
 

@@ -679,6 +679,18 @@ def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
     graphs = raw.execute("SELECT rank, compile_id, kind, seq, start, stop FROM graphs").fetchall()
     spans = {kid: (seq, a, b) for kid, seq, a, b in raw.execute("SELECT id, seq, start, stop FROM kernels")}
     raw.close()
+    sliced = {g[3] for g in graphs} | {seq for seq, _, _ in spans.values()}
+
+    def tainted(seq: int, payload: str) -> str:
+        """A sliced payload gets *evil* at its end (its slices stay where they were); a JSON
+        one (run records) inside its strings, so it stays JSON."""
+        if seq not in sliced:
+            try:
+                return json.dumps(taint(json.loads(payload), evil))
+            except ValueError:
+                pass
+        return payload + evil
+
     writer = ReportWriter(target)
     with open_report(source) as r:
         writer.set_meta("inspectc_version", (r.inspectc_version or "0") + evil)
@@ -689,7 +701,7 @@ def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
             seqs[e.seq] = writer.add_event(
                 name=e.name,
                 metadata=taint(e.metadata, evil, keys=True),  # type: ignore[arg-type]
-                payload=None if payload is None else payload + evil,  # slices stay where they were
+                payload=None if payload is None else tainted(e.seq, payload),
                 compile_id=None if e.compile_id is None else e.compile_id + evil,
                 rank=e.rank,
                 ts=e.ts,

@@ -25,11 +25,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def traces() -> Path:
-    for candidate in (ROOT.parent / "shared" / "traces", Path("/work/shared/traces")):
-        if candidate.is_dir():
-            return candidate
-    pytest.skip("shared traces not found (../shared/traces)")
+def traces(traces_dir: Path) -> Path:
+    return traces_dir  # conftest's one lookup of the shared logs
 
 
 @pytest.fixture(scope="session")

@@ -184,6 +184,9 @@ def test_ddp_under_torchrun(tmp_path: Path) -> None:
             assert {f.rank for f in r.frames} == {rank}
 
     data = export(tmp_path)  # the directory opens as one merged report
+    from test_user_stacks import assert_stacks_start_at
+
+    assert_stacks_start_at(data, "ddp_train.py")  # not torchrun's, inspectc's or runpy's frames
     forward = [f for f in data["frames"] if f["function"] == "forward"]
     assert sorted(f["rank"] for f in forward) == [0, 1, 1]
     # DDPOptimizer's bucket splits are DDP splits, not graph breaks

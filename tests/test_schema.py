@@ -3,6 +3,7 @@ refused in one line; a new report is written as the current version."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -107,3 +108,25 @@ def test_v2_report_opens_its_times_without_samples_shown_by_the_mean_and_flagged
     proc = run_cli("kernels", str(V2), check=True)
     assert "median" in proc.stdout.splitlines()[0]
     assert "noisy (spread not recorded)" in proc.stdout
+
+
+REPORTS = Path(__file__).parent / "data" / "reports"
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION + 1))
+def test_every_version_has_its_step_and_a_committed_report_that_opens(version: int) -> None:
+    import importlib
+
+    from inspectc.report import migrations
+
+    if version < SCHEMA_VERSION:
+        step = importlib.import_module(f"inspectc.report.migrations.v{version}_to_v{version + 1}")
+        assert migrations.STEPS[version] is step.frame
+    found = sorted(REPORTS.glob(f"v{version}-*.inspectc"))
+    assert found, f"no committed version-{version} report in tests/data/reports"
+    for path in found:
+        with open_report(path) as r:
+            assert r.schema_version == version
+            assert r.frames and all(f.id is not None for f in r.frames)
+        proc = run_cli("export", str(path), "--json")
+        assert proc.returncode == 0 and json.loads(proc.stdout)["frames"], proc.stderr

@@ -154,11 +154,13 @@ def planted_golden(golden: Path, path: Path) -> Path:
     shutil.copy(golden / "graph_breaks.inspectc", path)
     db = sqlite3.connect(path)
     run = json.loads(db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()[0])
-    old = run["cwd"]
     run["hostname"] = HOST
-    db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (json.dumps(run).replace(old, f"{HOME}/proj"),))
-    db.execute("UPDATE frames SET data = replace(data, ?, ?)", (old, f"{HOME}/proj"))
-    db.execute("UPDATE events SET metadata = replace(metadata, ?, ?)", (old, f"{HOME}/proj"))
+    run["cwd"] = f"{HOME}/proj"
+    db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (json.dumps(run),))
+    # golden paths are relative to the checkout: made absolute in the fake home
+    planted = ('"samples/', f'"{HOME}/proj/samples/')
+    db.execute("UPDATE frames SET data = replace(data, ?, ?)", planted)
+    db.execute("UPDATE events SET metadata = replace(metadata, ?, ?)", planted)
     header = f"# compiled by {USER} on {HOST} in {HOME}/proj\n"
     rows = db.execute("SELECT seq, payload FROM events WHERE name = 'inductor_output_code'").fetchall()
     assert rows

@@ -26,15 +26,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from inspectc import __version__
 from inspectc.capture import settings, torch_api, torch_config
 from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportError
-from inspectc.report.model import Run, RunOptions
+from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
+from inspectc.version import __version__
 
 MAX_ERRORS = 100  # capture errors kept in one report
 
@@ -54,7 +54,7 @@ class Capture:
         provenance: bool = True,
         timings: bool = True,
         kernel_harness: bool = False,
-        profile_window: tuple[int, int] = (1, 10),
+        profile_window: tuple[int, int] = PROFILE_WINDOW,
         argv: list[str] | None = None,
         mode: str = "api",
         config: dict[str, Any] | None = None,

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from inspectc.errors import TorchMissing
+
 TRACE_LOGGER = "torch.__trace"  # torch._logging._internal.trace_log: what TORCH_TRACE writes
 TESTED = ((2, 11), (2, 14))  # torch minor versions these touch points are written for
 
@@ -35,6 +37,18 @@ class Missing:
     """A touch point this torch does not have, or that failed; *why* goes into the report."""
 
     why: str
+
+
+def list_backends(include_all: bool) -> tuple[str, list[str]]:
+    """(torch version, backend names) as ``torch._dynamo.list_backends`` gives them
+    (``inspectc backends``: the one command that imports torch to read, by nature)."""
+    try:
+        import torch
+        import torch._dynamo
+    except ImportError as exc:
+        raise TorchMissing(f"cannot list backends: torch does not import here ({exc})") from None
+    names = torch._dynamo.list_backends(exclude_tags=()) if include_all else torch._dynamo.list_backends()
+    return torch.__version__, sorted(str(n) for n in names)
 
 
 # -- versions ---------------------------------------------------------------------------

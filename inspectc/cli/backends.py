@@ -2,7 +2,8 @@
 
 Prints ``torch._dynamo.list_backends()`` (with ``--all``, also the debugging and testing
 backends that list hides by default: ``aot_eager``, ``eager``...). The one reader-side
-command that imports torch, by nature, and only inside the command.
+command that imports torch, by nature: through :func:`inspectc.capture.torch_api.list_backends`,
+only inside the command.
 """
 
 from __future__ import annotations
@@ -10,11 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from inspectc.errors import InspectcError
-
-
-class TorchMissing(InspectcError):
-    """torch is not importable in this Python."""
+from inspectc.capture.torch_api import list_backends
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,17 +19,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--all", action="store_true", help="include debugging and testing backends")
     p.add_argument("--json", action="store_true", help="a JSON object instead of text")
     p.set_defaults(func=cmd_backends)
-
-
-def list_backends(include_all: bool) -> tuple[str, list[str]]:
-    """(torch version, backend names) as ``torch._dynamo.list_backends`` gives them."""
-    try:
-        import torch
-        import torch._dynamo
-    except ImportError as exc:
-        raise TorchMissing(f"cannot list backends: torch does not import here ({exc})") from None
-    names = torch._dynamo.list_backends(exclude_tags=()) if include_all else torch._dynamo.list_backends()
-    return torch.__version__, sorted(str(n) for n in names)
 
 
 def cmd_backends(args: argparse.Namespace) -> int:

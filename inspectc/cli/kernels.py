@@ -19,7 +19,7 @@ from inspectc.readers.timefmt import (
     typical,
 )
 from inspectc.report.bench import BenchResults, Isolated
-from inspectc.report.model import Frame, Kernel, Run
+from inspectc.report.model import PROFILE_WINDOW, Frame, Kernel, Run
 from inspectc.report.open import open_report
 
 SORTS = ("time", "name", "calls")
@@ -118,20 +118,21 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     timings = [f.timing for f in frames if f.compile_id in ids]
     env = environment_line(timings)
     if env:
-        out.append(env)
+        out.append(_clean(env))  # the time base is report text
     for f in frames:
         if f.compile_id in ids and f.timing is not None:
+            cid = _clean(f.compile_id)
             line = shown_vs_measured(f.timing)
             rest = ", ".join(
                 f"{cut_middle(_clean(n), 50)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3]
             )
             if line:
-                out.append(f"frame {f.compile_id}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
+                out.append(f"frame {cid}: {line}" + (f"; not a kernel: {rest}" if rest else ""))
             if f.timing.absent and timed:
-                out.append(f"frame {f.compile_id}: {f.timing.absent}")
+                out.append(f"frame {cid}: {_clean(f.timing.absent)}")
             if f.timing.replay_us is not None:
                 out.append(
-                    f"frame {f.compile_id}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"
+                    f"frame {cid}: CUDA-graph replay {f.timing.replay_us / max(f.timing.replay_calls or 1, 1):.1f} µs"
                     f" per call ({f.timing.replay_calls} calls)"
                 )
     if kernels and not timed:
@@ -153,7 +154,7 @@ def untimed_reason(frames: list[Frame], ids: set[str], run: Run | None) -> str:
     errors = [e for e in run.capture_errors if "timing" in e] if run is not None else []
     if errors:
         return "timings were on, but no kernel was timed: " + "; ".join(errors[:2])
-    window = options.profile_window or (1, 10)
+    window = options.profile_window or PROFILE_WINDOW
     return (
         "timings were on, but no kernel was timed: no compiled frame was called again after its "
         f"compiling call (window {window[0]}:{window[1]}; the compiling call is never timed)"

@@ -14,10 +14,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspectc import __version__
 from inspectc.cli.run import _run_parser, cmd_run
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
+from inspectc.version import __version__
 
 
 def cmd_summary(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
-from inspectc.report.model import CONFIG_MODULES
+from inspectc.report.model import CONFIG_MODULES, PROFILE_WINDOW
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -49,9 +49,9 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--profile-window",
-        default="1:10",
+        default=f"{PROFILE_WINDOW[0]}:{PROFILE_WINDOW[1]}",
         metavar="SKIP:COUNT",
-        help="per compiled frame, skip SKIP calls then time COUNT calls (default 1:10)",
+        help="per compiled frame, skip SKIP calls then time COUNT calls (default %(default)s)",
     )
     p.add_argument(
         "--tui",
@@ -281,9 +281,12 @@ def _display_path(path: Path) -> str:
 
 
 def _open_tui(path: Path) -> None:
-    from inspectc.cli.main import main  # the tui command, as the user would type it
+    """The tui command on the new report; its failure is one line, never the script's exit code."""
+    from inspectc.cli.tui import cmd_tui
 
     try:
-        main(["tui", str(path)])
+        cmd_tui(argparse.Namespace(report=str(path), follow=False))
+    except (InspectcError, OSError) as exc:
+        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
     except SystemExit:
         pass

@@ -14,24 +14,17 @@ from dataclasses import dataclass
 
 from inspectc.readers.resume import resumed_function
 from inspectc.report.model import Frame, GraphBreak, StackFrame
+from inspectc.trace.payloads import breaks as payload_breaks
 
 # torch/_dynamo/exc.py get_gbid_documentation_link: one page per id of the graph-break
 # registry (torch/_dynamo/graph_break_registry.json), "GB0059" -> .../gb/gb0059.html.
-GRAPH_BREAK_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"
-_DOC_LINK = re.compile(r"please visit:\s*(https?://\S+)")
-_GB_ID = re.compile(r"^GB(\d+)$")
 
 _STACK_NAME = re.compile(r"\b___stack(\d+)\b")
 
 
 def doc_url(gb: GraphBreak) -> str | None:
     """The break's page in torch's graph-break registry, as torch printed it or from its id."""
-    if gb.raw:
-        found = _DOC_LINK.search(gb.raw)
-        if found:
-            return found.group(1).rstrip(".")
-    match = _GB_ID.match(gb.gb_id or "")
-    return f"{GRAPH_BREAK_SITE}gb{match.group(1)}.html" if match else None
+    return payload_breaks.doc_url(gb.raw, gb.gb_id)
 
 
 _USER_MESSAGE = re.compile(r"User-inserted graph break\. Message: (?P<msg>.*)", re.DOTALL)

@@ -2,9 +2,9 @@
 
 DDP + ``torch.compile``: Dynamo's DDPOptimizer splits a frame's graph at DDP's gradient
 bucket boundaries and compiles each piece as a submodule. torch logs that as
-``optimize_ddp_split_graph`` / ``optimize_ddp_split_child`` events (and counts the pieces
-in ``compilation_metrics.num_graph_breaks``); :func:`ddp_splits` finds them so readers show
-them as DDP splits, not as graph breaks. Graph breaks inside DDP's own Python wrapper
+two raw records (and counts the pieces in its graph-break count), which
+:mod:`inspectc.trace.payloads.ddp` reads; :func:`ddp_splits` shows them as DDP splits, not as
+graph breaks. Graph breaks inside DDP's own Python wrapper
 (``torch/nn/parallel/distributed.py``) are real breaks of torch's code, labelled as such.
 """
 
@@ -17,9 +17,8 @@ from typing import Any
 from inspectc.readers.analysis import printable as _clean
 from inspectc.report.model import Frame
 from inspectc.report.reader import Report
+from inspectc.trace.payloads import ddp
 
-DDP_SPLIT_GRAPH = "optimize_ddp_split_graph"
-DDP_SPLIT_CHILD = "optimize_ddp_split_child"
 DDP_WRAPPER_FILE = "torch/nn/parallel/distributed.py"
 MAX_SHOWN = 12
 
@@ -41,28 +40,17 @@ def ddp_splits(report: Report) -> list[DdpSplit]:
     for f in report.frames:
         if not _may_have_splits(f):
             continue
-        names: list[str] = []
-        split = False
-        for event in report.events(f.compile_id, f.rank):
-            if event.name == DDP_SPLIT_GRAPH:
-                split = True
-            elif event.name == DDP_SPLIT_CHILD:
-                split = True
-                child = event.metadata.get(DDP_SPLIT_CHILD)
-                name = child.get("name") if isinstance(child, dict) else None
-                names.append(name if isinstance(name, str) else f"submod_{len(names)}")
-        if split:
-            out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=tuple(names)))
+        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.compile_id, f.rank))
+        if names is not None:
+            out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=names))
     return out
 
 
 def _may_have_splits(frame: Frame) -> bool:
     # The builder counts events it does not interpret (these two among them); torch counts
     # the pieces as graph breaks in its own metrics. Either says: look at the raw events.
-    torch_breaks = frame.metrics.extra.get("num_graph_breaks")
-    return frame.unknown_events > 0 or (
-        isinstance(torch_breaks, int) and torch_breaks > len(frame.graph_breaks)
-    )
+    torch_breaks = ddp.torch_break_count(frame.metrics.extra)
+    return frame.unknown_events > 0 or (torch_breaks is not None and torch_breaks > len(frame.graph_breaks))
 
 
 def in_ddp_wrapper(frame: Frame) -> bool:

@@ -55,7 +55,8 @@ _INSTRUMENTATION = re.compile(
 )
 
 Rank = int | None
-FrameKey = tuple[Rank, str, str, int]  # rank, file, function, n-th compile of that function
+# A frame matched across two runs: rank, file, function, n-th compile of that function.
+RunMatch = tuple[Rank, str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,7 @@ def _source_digest(source: str, name: str) -> str:
 class _Side:
     report: Report
     cwd: str | None
-    frames: dict[FrameKey, Frame]
+    frames: dict[RunMatch, Frame]
     kernels: dict[tuple[Rank, str], list[Kernel]]
     multi_rank: bool
 
@@ -181,7 +182,7 @@ class _Side:
     def of(cls, report: Report, other: Report) -> _Side:
         cwd = report.run.cwd
         fallback = None if cwd else other.run.cwd
-        frames: dict[FrameKey, Frame] = {}
+        frames: dict[RunMatch, Frame] = {}
         seen: Counter[tuple[Rank, str, str]] = Counter()
         for f in report.frames:
             base = (f.rank, comparable_path(f.filename, cwd, [fallback]), f.function or "?")
@@ -244,7 +245,7 @@ def _rank_prefix(rank: Rank, multi: bool) -> str:
     return f"r{rank} " if multi and rank is not None else ""
 
 
-def _frame_what(key: FrameKey, frame: Frame, multi: bool) -> str:
+def _frame_what(key: RunMatch, frame: Frame, multi: bool) -> str:
     rank, path, function, nth = key
     where = f"{path}:{frame.line}" if frame.line is not None else path
     again = f", compile #{nth + 1}" if nth else ""
@@ -299,7 +300,7 @@ def _recompile_changes(sa: _Side, sb: _Side, multi: bool) -> list[Change]:
 
 
 def _kernel_changes(
-    key: FrameKey, fa: Frame, fb: Frame, sa: _Side, sb: _Side, multi: bool
+    key: RunMatch, fa: Frame, fb: Frame, sa: _Side, sb: _Side, multi: bool
 ) -> tuple[list[Change], list[TimeChange]]:
     ka = _by_signature(sa.frame_kernels(fa))
     kb = _by_signature(sb.frame_kernels(fb))

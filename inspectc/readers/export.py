@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from inspectc import __version__
 from inspectc.readers import programs, remedies
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
@@ -14,6 +13,7 @@ from inspectc.readers.roofline import roofline
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
 from inspectc.report.phases import kernel_phase
 from inspectc.report.reader import Report
+from inspectc.version import __version__
 
 # Graph kinds every frame lists in "graphs" (null when not recorded).
 _CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")

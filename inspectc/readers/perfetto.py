@@ -4,10 +4,10 @@ and chrome://tracing: compile phases and measured kernel times, one process per 
 - **Compile phases** are torch's own ``chromium_event`` records (``dynamo_timed`` spans:
   ``entire_frame_compile``, ``inductor_compile``, ``entire_backward_compile``...), kept with
   their timestamps and args; times start at the report's first event (``otherData.ts_base_us``
-  is that instant in microseconds since the epoch). Begin/end pairs become complete
-  (``X``) events, matched per thread innermost-first; a begin without its end (a run that
-  died mid-compile) is closed at the rank's last timestamp with ``"unfinished": true``, an
-  end without its begin is dropped and counted in the trace's metadata.
+  is that instant in microseconds since the epoch). :mod:`inspectc.trace.payloads.chromium`
+  pairs begins and ends into complete (``X``) events (interleaved spans on extra lanes, a
+  begin without its end closed as ``"unfinished"``, an end without a begin counted in the
+  trace's metadata).
 - **Kernel times** are measured aggregates (calls, total, mean, min, max), not single calls
   with their own timestamps. Each timed graph (a frame's forward, backward or inference) is
   drawn once on its own thread of the rank: one slice "mean call" with its kernels laid end
@@ -19,15 +19,15 @@ No torch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.phases import kernel_phase
 from inspectc.report.reader import Report
+from inspectc.trace.payloads import chromium
 
-COMPILE_TID = 0
+COMPILE_TID = chromium.COMPILE_TID
 _PHASE_TIDS = {"forward": 1, "inference": 1, "backward": 2, None: 3}
 _GAP_US = 10.0  # between a frame's compile end and its kernels
 
@@ -37,17 +37,19 @@ def chrome_trace(report: Report) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     ends: dict[tuple[int, str], float] = {}  # (pid, compile id) -> end of its last compile span
     last_ts: dict[int, float] = {}
-    spans, dropped = _compile_spans(report)
+    found = _compile_spans(report)
+    spans = found.events
     base = _rebase(spans)
     for ev in spans:
         events.append(ev)
         pid = ev["pid"]
         end = ev["ts"] + ev.get("dur", 0.0)
         last_ts[pid] = max(last_ts.get(pid, end), end)
-        cid = (ev.get("args") or {}).get("compile_id")
-        if isinstance(cid, str):
+        cid = chromium.span_compile_id(ev)
+        if cid is not None:
             ends[(pid, cid)] = max(ends.get((pid, cid), end), end)
     threads: dict[tuple[int, int], str] = {(pid, COMPILE_TID): "compile" for pid in last_ts}
+    threads.update(found.lanes)
     for n, frame in enumerate(report.frames):
         pid = _pid(frame.rank)
         start = ends.get((pid, frame.compile_id), last_ts.get(pid, 0.0)) + _GAP_US
@@ -60,7 +62,7 @@ def chrome_trace(report: Report) -> dict[str, Any]:
             "source": "inspectc",
             "torch_version": report.torch_version,
             "ts_base_us": base,
-            "unmatched_compile_ends": dropped,
+            "unmatched_compile_ends": found.dropped_ends,
             "kernel_layout": "mean per call, end to end (measured aggregates, not call timestamps)",
         },
         "displayTimeUnit": "ms",
@@ -85,67 +87,17 @@ def _pid(rank: int | None) -> int:
     return rank if rank is not None else 0
 
 
-def _compile_spans(report: Report) -> tuple[list[dict[str, Any]], int]:
-    """Complete events from the chromium_event begin/end records, and the ends dropped."""
-    out: list[dict[str, Any]] = []
-    open_: dict[tuple[int, Any], list[dict[str, Any]]] = {}
-    dropped = 0
-    last: dict[int, float] = {}
-    for row, event in _chromium_events(report):
-        pid = _pid(row.rank)
-        ts = event["ts"]
-        last[pid] = max(last.get(pid, ts), ts)
-        key = (pid, event.get("tid", COMPILE_TID))
-        stack = open_.setdefault(key, [])
-        if event["ph"] == "B":
-            stack.append(event)
-            continue
-        if event["ph"] == "E":
-            at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i]["name"] == event["name"]), None)
-            if at is None:
-                dropped += 1
-                continue
-            begin = stack.pop(at)
-            del stack[at:]  # inner spans that never ended: closed with their parent below
-            args = {**(begin.get("args") or {}), **(event.get("args") or {})}
-            out.append(_span(begin, pid, key[1], ts, args))
-        elif event["ph"] in ("X", "i", "I"):
-            out.append({**event, "pid": pid, "tid": key[1]})
-    for (pid, tid), stack in open_.items():
-        for begin in stack:
-            out.append(_span(begin, pid, tid, last[pid], {**(begin.get("args") or {}), "unfinished": True}))
-    out.sort(key=lambda e: (e["pid"], e["ts"], -e.get("dur", 0)))
-    return out, dropped
+def _compile_spans(report: Report) -> chromium.Spans:
+    """Complete events from the chromium_event records (trace.payloads.chromium pairs them)."""
+    return chromium.compile_spans(_chromium_events(report))
 
 
-def _span(begin: dict[str, Any], pid: int, tid: Any, end: float, args: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": str(begin["name"]),
-        "cat": str(begin.get("cat") or "compile"),
-        "ph": "X",
-        "ts": begin["ts"],
-        "dur": max(end - begin["ts"], 0.0),
-        "pid": pid,
-        "tid": tid if isinstance(tid, int) else COMPILE_TID,
-        "args": args,
-    }
-
-
-def _chromium_events(report: Report) -> Iterator[tuple[Any, dict[str, Any]]]:
+def _chromium_events(report: Report) -> Iterator[tuple[int, dict[str, Any]]]:
     for row in report.events(limit=50_000_000):
-        if row.name != "chromium_event":
-            continue
-        try:
-            event = json.loads(report.event_payload(row.seq) or "")
-        except ValueError:
-            continue
-        if (
-            isinstance(event, dict)
-            and isinstance(event.get("name"), str)
-            and isinstance(event.get("ts"), (int, float))
-            and event.get("ph") in ("B", "E", "X", "i", "I")
-        ):
-            yield row, event
+        if row.name == chromium.EVENT:
+            event = chromium.parse(report.event_payload(row.seq))
+            if event is not None:
+                yield _pid(row.rank), event
 
 
 def _kernel_events(

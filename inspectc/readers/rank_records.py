@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspectc.readers.ranks import (
-    FrameKey,
     Rank,
     RankDifference,
+    RankMatch,
     _freeze,
     _majority_split,
     _rank_text,
@@ -71,7 +71,7 @@ def record_differences(
 
 
 def _cache_differences(
-    common: list[tuple[FrameKey, dict[Rank, Frame]]], ranks: list[Rank]
+    common: list[tuple[RankMatch, dict[Rank, Frame]]], ranks: list[Rank]
 ) -> list[RankDifference]:
     out = []
     for key, per_rank in common:
@@ -90,7 +90,7 @@ def _cache_differences(
 
 
 def _graph_differences(
-    key: FrameKey,
+    key: RankMatch,
     entries: dict[Rank, GraphCollectives | None],
     per_rank: dict[Rank, Frame],
     ranks: list[Rank],

@@ -30,7 +30,7 @@ MAX_SHOWN = 12
 
 Rank = int | None
 # A frame's identity across ranks: code location plus which compile of it (0 first, 1+ recompiles).
-FrameKey = tuple[str | None, int | None, str | None, str]
+RankMatch = tuple[str | None, int | None, str | None, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +83,7 @@ def compile_index(compile_id: str) -> str:
 Cwds = Mapping[Rank, str | None]  # each rank's working directory, where recorded
 
 
-def frame_key(frame: Frame, cwds: Cwds | None = None) -> FrameKey:
+def frame_key(frame: Frame, cwds: Cwds | None = None) -> RankMatch:
     """Where a frame's code is (its path as :func:`comparable_path` keys it) and which compile."""
     path = _path(frame.filename, frame.rank, cwds)
     return (path, frame.line, frame.function, compile_index(frame.compile_id))
@@ -115,7 +115,7 @@ def rank_cwds(report: Report) -> dict[Rank, str | None]:
     return out
 
 
-def describe_key(key: FrameKey) -> str:
+def describe_key(key: RankMatch) -> str:
     filename, line, function, index = key
     where = f"{_tail(filename)}:{line}" if line is not None else _tail(filename)
     nth = "" if index == "0" else f", recompile #{index}"
@@ -124,9 +124,9 @@ def describe_key(key: FrameKey) -> str:
 
 def frames_on_every_rank(
     frames: Sequence[Frame], ranks: list[Rank], cwds: Cwds | None = None
-) -> list[tuple[FrameKey, dict[Rank, Frame]]]:
+) -> list[tuple[RankMatch, dict[Rank, Frame]]]:
     """Frames by their cross-rank key, kept where every rank compiled that frame."""
-    by_key: dict[FrameKey, dict[Rank, Frame]] = {}
+    by_key: dict[RankMatch, dict[Rank, Frame]] = {}
     for f in frames:
         by_key.setdefault(frame_key(f, cwds), {})[f.rank] = f
     return [(key, per_rank) for key, per_rank in by_key.items() if len(per_rank) == len(ranks)]
@@ -230,7 +230,9 @@ def _break_differences(frames: Sequence[Frame], ranks: list[Rank], cwds: Cwds | 
     return out
 
 
-def _frame_differences(key: FrameKey, per_rank: dict[Rank, Frame], ranks: list[Rank]) -> list[RankDifference]:
+def _frame_differences(
+    key: RankMatch, per_rank: dict[Rank, Frame], ranks: list[Rank]
+) -> list[RankDifference]:
     out = []
     statuses = {r: per_rank[r].status for r in ranks}
     if len(set(statuses.values())) > 1:
@@ -256,7 +258,7 @@ def _frame_differences(key: FrameKey, per_rank: dict[Rank, Frame], ranks: list[R
 
 
 def _kernel_differences(
-    common: list[tuple[FrameKey, dict[Rank, Frame]]], kernels: Sequence[Kernel], ranks: list[Rank]
+    common: list[tuple[RankMatch, dict[Rank, Frame]]], kernels: Sequence[Kernel], ranks: list[Rank]
 ) -> list[RankDifference]:
     by_frame: dict[tuple[Rank, str], Counter[str]] = {}
     for k in kernels:
@@ -276,7 +278,7 @@ def _kernel_differences(
 
 
 def _split_differences(
-    common: list[tuple[FrameKey, dict[Rank, Frame]]], splits: Sequence[DdpSplit], ranks: list[Rank]
+    common: list[tuple[RankMatch, dict[Rank, Frame]]], splits: Sequence[DdpSplit], ranks: list[Rank]
 ) -> list[RankDifference]:
     pieces = {(s.rank, s.compile_id): len(s.submodules) for s in splits}
     out = []

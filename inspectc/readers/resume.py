@@ -1,81 +1,39 @@
-"""Dynamo's resume functions (``torch_dynamo_resume_in_forward_at_17``): what they resume,
-short names for tables, where each continues (the two sides of one break's branch), and
-why a frame has no graph. Readers only: no torch."""
+"""Dynamo's resume functions (``torch_dynamo_resume_in_forward_at_17``): where each
+continues (the two sides of one break's branch), the bytecode Dynamo logged for them, and
+why a frame has no graph. torch's shapes (the name, ``dis`` listings, the graph's ``# File:``
+comments, the bytecode records' names) are read by :mod:`inspectc.trace.payloads.resume`.
+Readers only: no torch."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspectc.report.model import Frame
 from inspectc.report.reader import Report
+from inspectc.trace.payloads.resume import (
+    RESUME_PREFIX,
+    bytecode_kind,
+    resume_target_line,
+    resumed_function,
+    short_function,
+    traced_code,
+)
 
-RESUME_PREFIX = "torch_dynamo_resume_in_"
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
-
-
-def resumed_function(name: str | None) -> tuple[str, int] | None:
-    """``torch_dynamo_resume_in_forward_at_17`` -> ``("forward", 17)``."""
-    match = _RESUME.match(name or "")
-    return (match.group("function"), int(match.group("line"))) if match else None
-
-
-def short_function(name: str | None) -> str:
-    """A frame's function for tables: Dynamo's continuation functions as ``↳ forward_at_17``."""
-    if not name:
-        return "?"
-    return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name
-
-
-_DIS_JUMP = re.compile(r"\bJUMP_(?:FORWARD|ABSOLUTE|BACKWARD)\b.*\(to (?:L)?(\d+)\)")
-_DIS_LABEL = re.compile(r"^\s*(?:(\d+)\s+)?L(\d+):")
-
-
-def resume_target_line(bytecode: str) -> int | None:
-    """The user line a resume function continues at, from its ``ORIGINAL_BYTECODE`` listing.
-
-    A resume function starts with a prologue and a jump to where the original function
-    stopped; two branch targets of one break are two resume functions of one name whose
-    jumps land on different lines (the ``if`` side and the ``else`` side).
-    """
-    target: int | None = None
-    label = False
-    line: int | None = None
-    for text in bytecode.split("\n"):
-        number, offset, labelled = _dis_fields(text)
-        if number is not None:
-            line = number
-        if target is None:
-            jump = _DIS_JUMP.search(text)
-            if jump:
-                target = int(jump.group(1))
-                label = "(to L" in text
-            continue
-        if (labelled if label else offset) == target:
-            return line
-    return None
-
-
-def _dis_fields(text: str) -> tuple[int | None, int | None, int | None]:
-    """(line number, offset, label) of one ``dis`` line; a field not printed is None."""
-    label_match = _DIS_LABEL.match(text)
-    if label_match:
-        number = label_match.group(1)
-        return (int(number) if number else None), None, int(label_match.group(2))
-    tokens = text.replace(">>", "  ").split()
-    numbers = []
-    for token in tokens:
-        if not token.isdigit():
-            break
-        numbers.append((text.index(token), int(token)))
-    if len(numbers) >= 2:
-        return numbers[0][1], numbers[1][1], None
-    if len(numbers) == 1:
-        column, value = numbers[0]
-        # dis prints the line number at the left edge, offsets right-aligned further in.
-        return (value, None, None) if column < 6 else (None, value, None)
-    return None, None, None
+__all__ = [
+    "BYTECODE_NOTE",
+    "RESUME_PREFIX",
+    "Branch",
+    "Bytecode",
+    "ambiguous_resumes",
+    "branch_of",
+    "bytecode",
+    "created_by",
+    "no_graph_reason",
+    "resume_target_line",
+    "resumed_function",
+    "short_function",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +42,6 @@ class Branch:
 
     line: int
     code: str | None = None
-
-
-_GRAPH_FILE = re.compile(
-    r"#\s*File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>\S+), code: (?P<code>.*)$", re.MULTILINE
-)
 
 
 def ambiguous_resumes(frames: Sequence[Frame]) -> list[Frame]:
@@ -113,10 +66,7 @@ def branch_of(frame: Frame, bytecode: str | None, dynamo_graph: str | None) -> B
     line = resume_target_line(bytecode) if bytecode else None
     if line is None:
         return None
-    for match in _GRAPH_FILE.finditer(dynamo_graph or ""):
-        if int(match.group("line")) == line and match.group("fn") == frame.function:
-            return Branch(line, match.group("code").strip())
-    return Branch(line)
+    return Branch(line, traced_code(dynamo_graph, line, frame.function))
 
 
 def no_graph_reason(frame: Frame, where: str | None = None) -> str:
@@ -169,7 +119,7 @@ def bytecode(report: Report, frame: Frame) -> Bytecode:
     """*frame*'s ``<name>_ORIGINAL_BYTECODE`` and ``<name>_MODIFIED_BYTECODE`` artifacts."""
     found: dict[str, str | None] = {}
     for row in report.events(frame.compile_id, frame.rank, limit=10_000):
-        for which in ("ORIGINAL", "MODIFIED"):
-            if row.name.endswith(f"_{which}_BYTECODE") and which not in found:
-                found[which] = report.event_payload(row.seq)
-    return Bytecode(found.get("ORIGINAL"), found.get("MODIFIED"))
+        which = bytecode_kind(row.name)
+        if which is not None and which not in found:
+            found[which] = report.event_payload(row.seq)
+    return Bytecode(found.get("original"), found.get("modified"))

@@ -30,6 +30,7 @@ from typing import Any
 
 from inspectc.report.model import from_plain, to_plain
 from inspectc.report.schema import NO_RANK, db_rank
+from inspectc.report.stats import MIN_SAMPLES, quantile  # fewer samples: the figure says so
 
 BENCH_SQL = """
 CREATE TABLE IF NOT EXISTS bench(
@@ -39,7 +40,6 @@ CREATE TABLE IF NOT EXISTS bench(
 """
 MODULE = ""  # the ``kernel`` of a whole-module figure
 PER_CALL = ("module_profiler", "benchmark_compiled_module")
-MIN_SAMPLES = 5  # fewer: the figure says so
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -107,13 +107,12 @@ def summarize(
         return None
     mean = statistics.fmean(values)
     sd = statistics.pstdev(values) if len(values) > 1 else 0.0
-    p90 = values[min(len(values) - 1, math.ceil(0.9 * len(values)) - 1)]
     return Isolated(
         method=method,
         n=len(values),
         median_us=statistics.median(values),
         min_us=values[0],
-        p90_us=p90,
+        p90_us=quantile(values, 0.9),
         cv=sd / mean if mean > 0 else 0.0,
         rounds=rounds,
         stable=stable,

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from inspectc.errors import ReportError
-from inspectc.report.reader import Report
+from inspectc.report.reader import Report, check_path
 from inspectc.report.target import umask
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -178,3 +178,11 @@ def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, byte
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return path
+
+
+def open_single(path: str | os.PathLike[str]) -> Report:
+    """Open one report file or bundle (never a folder): what merging reads."""
+    check_path(Path(path))
+    if is_bundle(path):
+        return open_bundle(path)
+    return Report(path)

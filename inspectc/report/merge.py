@@ -17,13 +17,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from inspectc import __version__
 from inspectc.errors import ReportError, UsageError
+from inspectc.report.bundle import open_single
 from inspectc.report.model import Run, to_plain
-from inspectc.report.open import open_single
 from inspectc.report.reader import Report
 from inspectc.report.schema import NO_RANK
 from inspectc.report.writer import ReportWriter
+from inspectc.version import __version__
 
 REPORT_PATTERN = "*.inspectc"
 

@@ -1,42 +1,9 @@
-"""Older report schemas read as the current model (one function per step, see schema.py).
-
-A version-1 frame has no typed compile id and keeps autotuning, CUDA graphs and symbolic
-shapes as loose dicts inside ``metrics.extra``; here they become the typed fields.
-"""
+"""Older names of the schema steps, kept for callers: the steps live in
+:mod:`inspectc.report.migrations` (one module per version)."""
 
 from __future__ import annotations
 
-from typing import Any
+from inspectc.report.migrations.v1_to_v2 import frame as frame_v1
+from inspectc.report.migrations.v2_to_v3 import frame as recompiles
 
-from inspectc.report.model import CompileId, to_plain
-
-_V1_EXTRAS = ("autotuning", "cudagraphs", "symbolic_shapes")
-
-
-def frame_v1(plain: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 frame's JSON as version 2's."""
-    out = dict(plain)
-    cid, rank = out.get("compile_id"), out.get("rank")
-    if "id" not in out and isinstance(cid, str):
-        out["id"] = to_plain(CompileId.parse(cid, rank if isinstance(rank, int) else None))
-    metrics = out.get("metrics")
-    if isinstance(metrics, dict) and isinstance(metrics.get("extra"), dict):
-        extra = dict(metrics["extra"])
-        for key in _V1_EXTRAS:
-            if key in extra:
-                out.setdefault(key, extra.pop(key))
-        out["metrics"] = {**metrics, "extra": extra}
-    return out
-
-
-def recompiles(plain: dict[str, Any]) -> dict[str, Any]:
-    """Reports written before a recompile kept its failed guards (schema 2 as first written)
-    stored one entry per failed guard; a compile id has one ``recompile_reasons`` record, so
-    those entries are one recompile: the first (newest) with the others as ``failed``."""
-    entries = plain.get("recompiles")
-    if not isinstance(entries, list) or len(entries) < 2:
-        return plain
-    if not all(isinstance(e, dict) and not e.get("failed") for e in entries):
-        return plain
-    guards = [{k: e.get(k) for k in ("text", "earlier_compile_id", "guard")} for e in entries]
-    return {**plain, "recompiles": [{**entries[0], "failed": guards}]}
+__all__ = ["frame_v1", "recompiles"]

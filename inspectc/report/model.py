@@ -277,6 +277,14 @@ class ConfigValue:
     origin: str  # "--config" (inspectc run set it) | "run" (non-default when the run ended)
 
 
+# A frame's identity in one report: (rank, compile id). Frames matched across ranks or
+# runs have keys of their own (readers.ranks.RankMatch, readers.diff.RunMatch).
+FrameKey = tuple[int | None, str]
+
+# Capture's default timing window: per compiled frame, skip 1 call, then time 10.
+PROFILE_WINDOW = (1, 10)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RunOptions:
     """How the report was made: capture's switches (None: not recorded, e.g. an import)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from inspectc.errors import ReportError
 from inspectc.report import bundle
+from inspectc.report.bundle import open_single
 from inspectc.report.reader import Report, check_path
 
 
@@ -47,16 +48,8 @@ def open_report(path: str | os.PathLike[str]) -> Report:
     return Report(target)
 
 
-def open_single(path: str | os.PathLike[str]) -> Report:
-    """Open one report file or bundle (never a folder): what merging reads."""
-    check_path(Path(path))
-    if bundle.is_bundle(path):
-        return bundle.open_bundle(path)
-    return Report(path)
-
-
 def _open_folder(folder: Path) -> Report:
-    from inspectc.report import merge  # merge opens single reports through this module
+    from inspectc.report import merge  # lazily: a folder is the rare case
 
     found = merge.per_rank_reports(merge.reports_in(folder))
     if not found:

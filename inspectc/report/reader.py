@@ -18,7 +18,7 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.report import bench as bench_table
-from inspectc.report import migrate
+from inspectc.report import migrations
 from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.runrecords import RECORDS_EVENT, RunRecords
@@ -198,10 +198,8 @@ class Report:
                     plain = json.loads(data)
                 except (ValueError, TypeError, RecursionError) as exc:
                     raise ReportError(f"{self.path}: corrupt frame entry ({_short(exc)})") from None
-                if isinstance(plain, dict) and self.schema_version < 2:
-                    plain = migrate.frame_v1(plain)
                 if isinstance(plain, dict):
-                    plain = migrate.recompiles(plain)
+                    plain = migrations.upgrade_frame(plain, self.schema_version)
                 frames.append(_load(Frame, plain, f"{self.path}: corrupt frame entry"))
             self._frames = frames
         return self._frames

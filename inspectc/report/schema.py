@@ -24,14 +24,14 @@ from pathlib import Path
 FORMAT = "inspectc-report"
 
 # Changelog (a report of any other version is refused in one line; older ones are read
-# through ``reader.py``'s migration):
+# through one module per step in ``migrations/``: v1_to_v2.py, v2_to_v3.py):
 #   1: first version: meta, events, frames, graphs, kernels tables.
 #   2: frames carry a typed ``id`` (CompileId: rank, autograd, frame, compile, attempt) and
 #      typed ``autotuning``/``cudagraphs``/``symbolic_shapes`` (v1 kept them as dicts in
 #      ``metrics.extra``); a failure carries its parsed ``graph_break``; ``run.options`` is
 #      typed (RunOptions); kernels carry ``rank``; a graph break carries ``debug_context``
 #      and ``frame_skipped``, a guard its ``function`` and ``hint`` (parsed before, dropped on
-#      the way). v1 reports are migrated on read (``migrate.py``); tables are unchanged.
+#      the way). v1 reports are migrated on read (``migrations/v1_to_v2.py``); tables are unchanged.
 #      Also 2: an ``inspectc_records`` event per process holds its ``RunRecords``
 #      (``runrecords.py``: exported programs and the draft-export report, AOTInductor compiles,
 #      links, artifacts, FX-graph cache keys, collective schedules and estimates, execution
@@ -48,7 +48,7 @@ FORMAT = "inspectc-report"
 #      event per process (``account.py``: records used and kept raw, by name); a compile id
 #      Dynamo starts again is its own frame, keyed ``0/0#2`` (``CompileId.occurrence``); a
 #      recompile lists its failed guards (``Recompile.failed``; older per-guard entries are
-#      read as one recompile, ``migrate.recompiles``); ``metrics.extra`` may hold
+#      read as one recompile, ``migrations/v2_to_v3.py``); ``metrics.extra`` may hold
 #      ``phases_s``, ``instants``, ``inputs``, ``expressions``, ``runtime`` and
 #      ``fx_graph_cache_key``.
 #      Also 3: a ``CompileBackend`` carries ``mode`` and ``fullgraph`` (new fields with

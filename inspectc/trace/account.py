@@ -19,18 +19,8 @@ import json
 from collections import Counter
 from typing import Any
 
-from inspectc.errors import UsageError
 from inspectc.report.account import ACCOUNT_EVENT
 from inspectc.report.writer import ReportWriter
-
-
-class RankConflict(UsageError):
-    """A record names another rank than the log it is in (import refuses, never merges)."""
-
-    def __init__(self, file_rank: int, record_rank: int) -> None:
-        super().__init__(f"records of rank {record_rank} in the log of rank {file_rank}")
-        self.file_rank = file_rank
-        self.record_rank = record_rank
 
 
 def account_name(name: str, metadata: dict[str, Any]) -> str:

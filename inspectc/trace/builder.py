@@ -17,12 +17,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from inspectc.errors import RankConflict
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
 from inspectc.trace import kernels, phases, timings
-from inspectc.trace.account import RankConflict, RecordAccount, account_name
+from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
-from inspectc.trace.payloads import breaks, guards
+from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.records import StringTable, compile_id, event_name
 from inspectc.trace.run_records import RunRecordsBuilder
@@ -36,8 +37,8 @@ _QUIET = {
     "link",
 }
 
-# Events of a frame the readers read from the events table (DDP splits: readers/ranks.py).
-_READ_BY_READERS = {"optimize_ddp_split_graph", "optimize_ddp_split_child"}
+# Events of a frame kept raw and read on demand through trace.payloads.ddp (DDP splits).
+_READ_BY_READERS = ddp.EVENTS
 
 # Graph events: event name -> graph kind.
 _GRAPH_EVENTS = {
@@ -56,8 +57,14 @@ _GRAPH_EVENTS = {
     "compiled_autograd_graph": "compiled_autograd",  # on the compiled-autograd id ("!0")
 }
 
-# inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`.
-_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`: the
+# console script, `python -m inspectc`, the CLI and the runner. They are known by the package's
+# folder (this checkout) and by their place in the package (a log made by inspectc elsewhere).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # inspectc/
+_OWN_FRAME = re.compile(
+    r"(?:^|[/\\])(?:inspectc[/\\](?:__main__|cli[/\\]\w+|capture[/\\]runner)\.py"
+    r"|(?:bin|Scripts)[/\\]inspectc(?:\.exe|-script\.py)?)$"
+)
 _RUNNER_FILES = ("<frozen runpy>", "runpy.py")
 FRAME_WRITE_S = 0.05
 
@@ -235,23 +242,7 @@ class Builder:
         self._write_pending(float("inf"))
 
     def _stack(self, entries: Any) -> tuple[StackFrame, ...]:
-        out = []
-        for entry in entries if isinstance(entries, list) else []:
-            if not isinstance(entry, dict):
-                continue
-            line = entry.get("line")
-            filename = self.strings.resolve(entry.get("filename"))
-            if _is_own_frame(filename):
-                continue
-            out.append(
-                StackFrame(
-                    filename=filename,
-                    line=line if isinstance(line, int) else None,
-                    function=entry.get("name") if isinstance(entry.get("name"), str) else None,
-                    code=entry.get("loc") if isinstance(entry.get("loc"), str) else None,
-                )
-            )
-        return tuple(out)
+        return users_frames(export.stack(entries, self.strings.resolve))
 
     def _torch_version(self, payload: str | None) -> bool:
         try:
@@ -404,13 +395,23 @@ class Builder:
 
 def _graph_break(text: str) -> GraphBreak:
     parsed = breaks.parse_break(text)
-    return replace(parsed, user_stack=tuple(s for s in parsed.user_stack if not _is_own_frame(s.filename)))
+    return replace(parsed, user_stack=users_frames(parsed.user_stack))
 
 
-def _is_own_frame(filename: str | None) -> bool:
+def users_frames(stack: tuple[StackFrame, ...]) -> tuple[StackFrame, ...]:
+    """*stack* without inspectc's own frames and runpy's: it starts at the user's code."""
+    return tuple(f for f in stack if not is_own_frame(f.filename))
+
+
+def is_own_frame(filename: str | None) -> bool:
+    """A frame of inspectc's entry chain (or runpy's) that sits under the user's frames."""
     if not filename:
         return False
-    return filename.startswith(_OWN_DIR) or filename.endswith(_RUNNER_FILES)
+    return (
+        filename.startswith(_PACKAGE_DIR)
+        or filename.endswith(_RUNNER_FILES)
+        or _OWN_FRAME.search(filename) is not None
+    )
 
 
 _HANDLERS: dict[str, Callable[..., bool | None]] = {

@@ -29,13 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from inspectc import __version__
-from inspectc.errors import UsageError
+from inspectc.errors import RankConflict, UsageError
 from inspectc.report.model import Frame, Run, RunOptions
 from inspectc.report.writer import ReportWriter
-from inspectc.trace.account import RankConflict
 from inspectc.trace.builder import Builder
 from inspectc.trace.records import iter_records
+from inspectc.version import __version__
 
 LOG_PATTERNS = ("*.log", "*.log.gz")
 KEPT_ERRORS = 5  # malformed-line messages kept in the report (all are counted)

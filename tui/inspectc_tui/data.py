@@ -17,14 +17,13 @@ from typing import TypeVar
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
 from inspectc.readers.rank_render import report_differences
 from inspectc.readers.ranks import RankDifference
-from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of
+from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.readers.trie import TrieNode, break_trie
 from inspectc.report.account import Account
-from inspectc.report.model import FailedGuard, Frame, Kernel, Run
+from inspectc.report.model import FailedGuard, Frame, FrameKey, Kernel, Run
 from inspectc.report.open import open_report
 from inspectc.report.reader import EventRow, Report
 
-FrameKey = tuple[int | None, str]  # (rank, compile_id)
 T = TypeVar("T")
 Progress = Callable[[str, float], None]  # (what is loading, fraction done)
 
@@ -230,12 +229,8 @@ def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branc
     of one break's branch): read from its original bytecode and Dynamo graph."""
     found: dict[FrameKey, Branch] = {}
     for frame in ambiguous_resumes(frames):
-        bytecode = None
-        for row in report.events(frame.compile_id, frame.rank):
-            if row.name.endswith("_ORIGINAL_BYTECODE"):
-                bytecode = report.event_payload(row.seq)
-                break
-        branch = branch_of(frame, bytecode, report.graph(frame.compile_id, "dynamo", frame.rank))
+        original = bytecode(report, frame).original
+        branch = branch_of(frame, original, report.graph(frame.compile_id, "dynamo", frame.rank))
         if branch is not None:
             found[frame_key(frame)] = branch
     return found

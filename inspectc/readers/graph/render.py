@@ -18,21 +18,13 @@ from pathlib import Path
 
 import graphviz
 
-from inspectc.errors import InspectcError, UsageError
+from inspectc.errors import GraphvizMissing, RenderError, UsageError
 from inspectc.readers.graph.style import clip
 
 __all__ = ["FORMATS", "GraphvizMissing", "RenderError", "render", "svg"]
 
 FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 INSTALL_HINT = "install Graphviz: apt-get install graphviz (or brew install graphviz)"
-
-
-class GraphvizMissing(InspectcError):
-    """Graphviz's ``dot`` is needed to write SVG/PNG/PDF and is not on PATH."""
-
-
-class RenderError(InspectcError):
-    """``dot`` ran and failed (or ran past its time)."""
 
 
 def svg(dot_text: str, *, timeout_s: float | None = None) -> str:

@@ -24,8 +24,7 @@ from inspectc.errors import ReportError
 from inspectc.readers.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
 from inspectc.report.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
 from inspectc.report.schema import compress, decompress
-
-CHECKSUM_KEYS = frozenset({"has_payload"})  # metadata keys derived from the original payload
+from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +126,7 @@ def _drop_checksums(value: Any, counts: Any) -> Any:
 def _drop_loc(value: Any) -> Any:
     """Event metadata without the source lines of stacks (``loc`` keys)."""
     if isinstance(value, dict):
-        return {k: _drop_loc(v) for k, v in value.items() if k != "loc"}
+        return {k: _drop_loc(v) for k, v in value.items() if k != SOURCE_LINE_KEY}
     if isinstance(value, list):
         return [_drop_loc(v) for v in value]
     return value

@@ -12,7 +12,6 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc import __version__
 from inspectc.readers import extras as compile_extras
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
 from inspectc.readers.rank_render import report_differences
@@ -22,6 +21,7 @@ from inspectc.readers.text import one_line, printable, short_path
 from inspectc.readers.timefmt import NOISE_LEGEND, Unit, column_unit, noise_text
 from inspectc.report.model import Frame, Kernel
 from inspectc.report.reader import Report
+from inspectc.version import __version__
 
 TOP_KERNELS = 10
 LINE_CAP = 300  # characters of report text on one summary line

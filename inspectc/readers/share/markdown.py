@@ -16,7 +16,6 @@ import html
 import re
 from dataclasses import dataclass
 
-from inspectc import __version__
 from inspectc.readers.rank_render import describe
 from inspectc.readers.share.info import (  # noqa: F401 - re-exported for html.py and cli/share.py
     DETAILS_CAP,
@@ -37,6 +36,7 @@ from inspectc.readers.share.info import (  # noqa: F401 - re-exported for html.p
 )
 from inspectc.readers.text import no_mentions, one_line
 from inspectc.readers.trie import break_trie, render_trie
+from inspectc.version import __version__
 
 GITHUB_LIMIT = 65_536
 _NOTE_RESERVE = 700  # room kept for the truncation note

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.trace.records import SOURCE_FREE_EVENTS
+
 HOME = "~"
 USER = "<user>"
 HOST = "<host>"
@@ -93,7 +95,7 @@ GENERIC_ACCOUNTS = frozenset(
 MIN_USER = 3  # shorter names would hit ordinary words; their home paths are still replaced
 MIN_HOST = 2
 # With --no-source these event payloads are kept (they hold no source); all others are blanked.
-DATA_EVENTS = frozenset({"inspectc_kernel_times", "artifact:torch_version", "artifact:recompile_reasons"})
+DATA_EVENTS = SOURCE_FREE_EVENTS
 LEFT_OUT = "# left out by `inspectc share --no-source`\n"
 KINDS = {"t": "token", "h": "home directory", "u": "user name", "n": "host name", "x": "content hash"}
 _REPLACEMENT = {"t": TOKEN, "h": HOME, "u": USER, "n": HOST, "x": HASH}

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.readers.share.copy import CHECKSUM_KEYS
 from inspectc.readers.share.redact import KINDS, redactor_for
 from inspectc.report.bundle import open_bundle
 from inspectc.report.schema import decompress
+from inspectc.trace.records import CHECKSUM_KEYS
 
 MEMBER_CAP = 64 * 1024 * 1024  # bytes read of one text member
 SHOWN = 20  # findings listed; the rest are counted
@@ -82,7 +82,9 @@ def _report_texts(report_path: os.PathLike[str], findings: list[Finding]) -> Ite
         for seq, name, metadata, blob in db.execute("SELECT seq, name, metadata, payload FROM events"):
             yield f"event {seq}", f"{name}\n{metadata}"
             if any(f'"{k}"' in metadata for k in CHECKSUM_KEYS):
-                findings.append(Finding("payload checksum", f"report.inspectc (event {seq})", "has_payload"))
+                findings.append(
+                    Finding("payload checksum", f"report.inspectc (event {seq})", min(CHECKSUM_KEYS))
+                )
             try:
                 yield f"event {seq} payload", decompress(blob) or ""
             except zlib.error as exc:

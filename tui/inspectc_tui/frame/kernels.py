@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -95,6 +96,9 @@ class KernelTable(VirtualTable):
 
 
 class KernelsPane(FramePane):
+    # The highlighted kernel: the table sets it, watch_selected shows its details.
+    selected: var[Kernel | None] = var(None, init=False)
+
     @dataclass(eq=False)
     class NodeChosen(Message):
         """Go to a fused node's definition in an FX graph."""
@@ -126,7 +130,6 @@ class KernelsPane(FramePane):
 
     def load(self) -> None:
         self.kernels = self.data.frame_kernels(self.frame)
-        self.selected: Kernel | None = None
         if not self.kernels:
             self.query_one("#kernel-table").display = False
             self.query_one("#kernel-links").display = False
@@ -150,9 +153,12 @@ class KernelsPane(FramePane):
     @on(VirtualTable.RowHighlighted, "#kernel-table")
     def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         kernel = self.query_one(KernelTable).object_for(event.key)
-        if not isinstance(kernel, Kernel) or kernel is self.selected:
+        if isinstance(kernel, Kernel):
+            self.selected = kernel
+
+    def watch_selected(self, kernel: Kernel | None) -> None:
+        if kernel is None:
             return
-        self.selected = kernel
         self.query_one("#kernel-info", Static).update(self._info(kernel))
         links = self.query_one("#kernel-links", OptionList)
         links.clear_options()
