@@ -1,5 +1,5 @@
-"""``inspectc tui REPORT [--follow]``: open the Textual browser (the separate inspectc-tui
-package); ``--follow`` watches a report that ``inspectc run`` is still writing.
+"""``inspectc tui REPORT [--follow]``: open the Textual browser (package ``inspectc_tui``,
+shipped in the same distribution; the ``tui`` extra brings Textual); ``--follow`` watches a report that ``inspectc run`` is still writing.
 
 Capture and the other readers need no Textual; when the TUI package (or Textual) is not
 installed this command says how to install it, in one line, and exits 2.
@@ -11,15 +11,12 @@ import argparse
 
 from inspectc.errors import InspectcError
 
-INSTALL_HINT = (
-    "the TUI is not installed: run `pip install -e ./tui` in an inspectc checkout"
-    " (it brings textual), or `make setup`"
-)
+INSTALL_HINT = "the TUI needs Textual: `pip install 'inspectc[tui]'` (from a clone: `pip install '.[tui]'`)"
 _TUI_MODULES = ("inspectc_tui", "textual", "rich")
 
 
 class TuiMissing(InspectcError):
-    """The inspectc-tui package or one of its dependencies is missing."""
+    """Textual (or another of the TUI's dependencies) is not installed."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
