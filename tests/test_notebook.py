@@ -16,15 +16,22 @@ from tests.conftest import REPORTS, ROOT
 CAPTURE_CELL = """
 import torch, inspectc
 
-def step(x):
-    y = torch.sin(x) * 2
-    print("breaking here")  # a graph break the HTML must show
-    return torch.relu(y) + 1
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(32, 32)
+        self.b = torch.nn.Linear(32, 8)
 
-f = torch.compile(step)
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        print("breaking here")  # a graph break the HTML must show
+        return self.b(y).softmax(-1)
+
+model = torch.compile(Net())
 with inspectc.capture({path!r}, timings=False) as cap:
-    for _ in range(2):
-        f(torch.randn(32, 32))
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(4, 32))
 cap
 """
 
