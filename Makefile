@@ -13,10 +13,10 @@ OUT ?= out
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml tui/pyproject.toml
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check "$(TORCH_SPEC)"
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]' -e ./tui
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,tui]'
 	touch $(STAMP)
 
 # `dot` renders SVG/PNG; the Python graphviz package only writes DOT. node runs Perfetto's

@@ -12,8 +12,8 @@ from __future__ import annotations
 # ``inspectc.capture`` is the function below, also after ``inspectc.capture.session`` (the
 # package of the same name) has been imported: binding it here, after the package import,
 # keeps the notebook API callable on every use.
-from inspectc.capture import capture  # noqa: E402  (torch-free: imports torch only when called)
+from inspectc.api import capture, open  # noqa: E402, A004  (torch-free: torch only when capturing)
 from inspectc.report.open import open_report  # noqa: E402
 from inspectc.version import __version__
 
-__all__ = ["__version__", "capture", "open_report"]
+__all__ = ["__version__", "capture", "open", "open_report"]

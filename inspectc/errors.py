@@ -36,7 +36,7 @@ class RenderError(InspectcError):
 
 
 class TuiMissing(InspectcError):
-    """The inspectc-tui package or one of its dependencies is missing."""
+    """Textual (or another of the TUI's dependencies) is not installed."""
 
 
 class TorchMissing(InspectcError):

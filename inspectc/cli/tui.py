@@ -1,5 +1,5 @@
-"""``inspectc tui REPORT [--follow]``: open the Textual browser (the separate inspectc-tui
-package); ``--follow`` watches a report that ``inspectc run`` is still writing.
+"""``inspectc tui REPORT [--follow]``: open the Textual browser (package ``inspectc_tui``,
+shipped in the same distribution; the ``tui`` extra brings Textual); ``--follow`` watches a report that ``inspectc run`` is still writing.
 
 Capture and the other readers need no Textual; when the TUI package (or Textual) is not
 installed this command says how to install it, in one line, and exits 2.
@@ -12,10 +12,7 @@ import importlib
 
 from inspectc.errors import TuiMissing
 
-INSTALL_HINT = (
-    "the TUI is not installed: run `pip install -e ./tui` in an inspectc checkout"
-    " (it brings textual), or `make setup`"
-)
+INSTALL_HINT = "the TUI needs Textual: `pip install 'inspectc[tui]'` (from a clone: `pip install '.[tui]'`)"
 _TUI_MODULES = ("inspectc_tui", "textual", "rich")
 
 

@@ -31,7 +31,7 @@ def test_without_textual_it_says_how_to_install(sin_report: Path) -> None:
         )
         assert result.returncode == 2, result.stderr
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and "pip install -e ./tui" in lines[0]
+        assert len(lines) == 1 and "pip install 'inspectc[tui]'" in lines[0]
 
 
 def test_capture_side_needs_no_textual() -> None:

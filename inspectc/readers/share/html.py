@@ -8,6 +8,7 @@ is well-formed XML apart from the doctype, which the tests check.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from pygments import highlight
@@ -81,13 +82,13 @@ def _c(text: object) -> str:
     return f"<code>{esc(text)}</code>"
 
 
-def render_html(
+def render_body(
     info: ShareInfo,
     *,
     kernel_sources: dict[int, str] | None = None,
     repros: list[tuple[str, str]] | None = None,
 ) -> str:
-    """The whole page. *kernel_sources*: kernel id -> source; *repros*: (name, code)."""
+    """The page's content (no ``<html>``/``<head>``): the share page and a notebook cell."""
     parts = [
         f"<h1>{esc(info.title)}</h1>\n<p>{esc(info.headline)}</p>\n",
         _details(
@@ -115,15 +116,42 @@ def render_html(
         footer += (
             f"<p>Bundle {_c(info.bundle_name)}: open it with {_c('inspectc tui ' + info.bundle_name)}.</p>\n"
         )
+    return "".join(parts) + f"<footer>\n{footer}</footer>\n"
+
+
+def render_html(
+    info: ShareInfo,
+    *,
+    kernel_sources: dict[int, str] | None = None,
+    repros: list[tuple[str, str]] | None = None,
+) -> str:
+    """The whole page. *kernel_sources*: kernel id -> source; *repros*: (name, code)."""
+    body = render_body(info, kernel_sources=kernel_sources, repros=repros)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8" />\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}" />\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1" />\n'
         f"<title>{esc('inspectc: ' + info.title)}</title>\n<style>\n{_STYLE}\n</style>\n</head>\n<body>\n"
-        + "".join(parts)
-        + f"<footer>\n{footer}</footer>\n</body>\n</html>\n"
+        + body
+        + "</body>\n</html>\n"
     )
+
+
+def render_fragment(info: ShareInfo) -> str:
+    """The same content for a notebook cell: one ``<div>`` with its styles scoped to it."""
+    return f'<div class="inspectc-report">\n<style>\n{_scoped_style()}\n</style>\n{render_body(info)}</div>\n'
+
+
+def _scoped_style(scope: str = ".inspectc-report") -> str:
+    """:data:`_STYLE` with every selector under *scope* (``body`` becomes the scope itself),
+    so a notebook's own page keeps its look."""
+
+    def scope_rule(match: re.Match[str]) -> str:
+        selectors = (s.strip() for s in match.group(2).split(","))
+        return match.group(1) + ", ".join(scope if s == "body" else f"{scope} {s}" for s in selectors) + " {"
+
+    return re.sub(r"(\s*)([^{}\s][^{}]*?)\s*\{", scope_rule, _STYLE)
 
 
 def _failures(info: ShareInfo) -> str:

@@ -1,0 +1,117 @@
+"""Reports in notebooks: a real notebook, run by nbclient on a real ipykernel, compiles a small
+model under ``inspectc.capture()`` and shows the report as HTML; ``inspectc.open`` does the same
+for a saved report, and plain IPython gets the terminal summary."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPORTS, ROOT
+
+CAPTURE_CELL = """
+import torch, inspectc
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(32, 32)
+        self.b = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        print("breaking here")  # a graph break the HTML must show
+        return self.b(y).softmax(-1)
+
+model = torch.compile(Net())
+with inspectc.capture({path!r}, timings=False) as cap:
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(4, 32))
+cap
+"""
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("notebook")
+    report = folder / "nb.inspectc"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(CAPTURE_CELL.format(path=str(report))),
+        nbformat.v4.new_code_cell(f"inspectc.open({str(REPORTS / 'graph_breaks.inspectc')!r})"),
+    ]
+    env_path = os.pathsep.join(filter(None, [str(ROOT), str(ROOT / "tui"), os.environ.get("PYTHONPATH")]))
+    os.environ["PYTHONPATH"] = env_path  # the kernel process imports this checkout's inspectc
+    client = nbclient.NotebookClient(
+        nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+    return nb, report
+
+
+def _html(cell) -> str:
+    for output in cell.outputs:
+        data = output.get("data", {})
+        if "text/html" in data:
+            return data["text/html"]
+    raise AssertionError(f"no HTML output in {[o.get('output_type') for o in cell.outputs]}")
+
+
+@pytest.mark.capture
+@pytest.mark.timeout(400)
+def test_capture_cell_shows_the_report_as_html(executed) -> None:
+    nb, report = executed
+    html = _html(nb.cells[0])
+    assert report.exists()
+    assert html.startswith('<div class="inspectc-report">')
+    assert "1 graph break" in html  # the headline, from the same renderer as share --html
+    assert "Graph breaks" in html and "print" in html
+    assert "<html" not in html and "<body" not in html  # a fragment: the notebook keeps its page
+    plain = nb.cells[0].outputs[-1]["data"]["text/plain"]
+    assert plain.startswith("inspectc: ")  # IPython's plain text is the terminal summary
+
+
+@pytest.mark.capture
+@pytest.mark.timeout(400)
+def test_open_shows_a_saved_report(executed) -> None:
+    nb, _ = executed
+    html = _html(nb.cells[1])
+    assert "6 graph breaks (4 unique)" in html
+    assert "Top kernels" in html or "kernel" in html
+
+
+def test_plain_ipython_shows_the_summary_and_loads_no_torch() -> None:
+    pytest.importorskip("IPython")
+    code = (
+        "import sys, inspectc\n"
+        "from IPython.lib.pretty import pretty\n"
+        f"view = inspectc.open({str(REPORTS / 'graph_breaks.inspectc')!r})\n"
+        "text = pretty(view)\n"
+        "assert text.startswith('inspectc: 12 frames compiled'), text[:80]\n"
+        "assert 'Graph breaks' in text\n"
+        "assert 'torch' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tui")]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_open_refuses_a_non_report_in_one_line(tmp_path: Path) -> None:
+    import inspectc
+    from inspectc.errors import InspectcError
+
+    bad = tmp_path / "x.inspectc"
+    bad.write_text("not a report")
+    with pytest.raises(InspectcError):
+        inspectc.open(bad)
