@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from inspectc.errors import ReportError
+from inspectc.report import safedb
 from inspectc.report.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, SQLITE_MAGIC, journal
 
 
@@ -132,15 +133,17 @@ def replaceable_report(path: str | os.PathLike[str]) -> bool:
         return True
     if head != SQLITE_MAGIC:
         return False
-    try:  # immutable: read the file as it is, whatever journal is beside it
-        db = sqlite3.connect(target.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        finally:
-            db.close()
-    except (sqlite3.Error, UnicodeDecodeError):
+    try:  # immutable: read the file as it is, whatever journal is beside it; verified, bounded
+        db, budget = safedb.connect(target, immutable=True)
+    except ReportError:
         return False
-    return row is not None and row[0] == FORMAT
+    try:
+        rows = safedb.run(db, budget, target, "SELECT value FROM meta WHERE key = 'format'")
+    except ReportError:
+        return False
+    finally:
+        db.close()
+    return bool(rows) and rows[0][0] == FORMAT
 
 
 def umask() -> int:
