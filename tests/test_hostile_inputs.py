@@ -89,3 +89,73 @@ def test_a_log_past_the_total_ceiling_is_one_line(tmp_path: Path) -> None:
         timeout=60,
     )
     assert "more than 1 MB of text" in _one_line(proc)
+
+
+GOLDEN_REPORT = Path(__file__).resolve().parent.parent / "samples" / "reports" / "sin_sin.inspectc"
+
+
+@pytest.mark.timeout(120)
+def test_share_replaces_only_its_own_earlier_outputs(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run_cli("share", str(GOLDEN_REPORT), "--html", "-o", str(out), timeout=60)
+    assert first.returncode == 0, first.stderr
+    again = run_cli("share", str(GOLDEN_REPORT), "--html", "-o", str(out), timeout=60)
+    assert again.returncode == 0, again.stderr  # share's own outputs: replaced by a new share
+
+    for name in ("sin_sin.share.md", "sin_sin.share.zip", "sin_sin.share.html"):
+        mine = out / name
+        mine.unlink()
+        mine.write_text("the user's own notes\n")
+        line = _one_line(run_cli("share", str(GOLDEN_REPORT), "--html", "-o", str(out), timeout=60))
+        assert name in line and "not an earlier output of inspectc share" in line
+        assert mine.read_text() == "the user's own notes\n"
+        mine.unlink()
+        assert run_cli("share", str(GOLDEN_REPORT), "--html", "-o", str(out), timeout=60).returncode == 0
+
+
+@pytest.mark.timeout(120)
+def test_sigterm_during_share_leaves_no_unredacted_copy(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import tempfile
+    import time
+
+    from conftest import inspectc_cmd
+
+    tmp_root = tmp_path / "tmp"
+    tmp_root.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_root)}
+    proc = subprocess.Popen(
+        [*inspectc_cmd(), "share", str(GOLDEN_REPORT), "-o", str(tmp_path / "out")],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not list(tmp_root.glob("inspectc-share-*")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert not list(tmp_root.glob("inspectc-share-*")), "the private copy outlived SIGTERM"
+    assert tempfile.gettempdir()  # (the test's own TMPDIR is untouched)
+
+
+def test_tui_export_never_writes_through_a_link_or_over_a_file(tmp_path: Path) -> None:
+    from inspectc_tui.actions import export_graph
+
+    from inspectc.report.open import open_report
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    with open_report(GOLDEN_REPORT) as report:
+        cid = report.frames[0].compile_id
+        stem = f"sin_sin-{cid.replace('/', '_')}"
+        written = export_graph(report, cid, None, out)
+        (out / written[0].name).unlink()
+        (out / written[0].name).symlink_to(victim)  # a link planted at the export's own name
+        again = export_graph(report, cid, None, out)
+    assert victim.read_text() == "keep me"
+    assert all(not p.is_symlink() for p in again) and again[0] != written[0]
+    assert again[0].name.startswith(stem.split("-")[0])

@@ -151,3 +151,27 @@ def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def free_name(path: Path) -> Path:
+    """*path*, or ``stem-2.suffix``, ``stem-3.suffix``...: the first name where nothing is (a
+    dangling link counts as something)."""
+    candidate, n = path, 1
+    while os.path.lexists(candidate):
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return candidate
+
+
+def create_new(path: Path, data: bytes) -> None:
+    """Write *data* as a new file at *path*: written beside it under a private temporary name,
+    then hard-linked into place, which fails (FileExistsError) when anything is at *path* --
+    a file, a folder or a link: nothing inspectc did not create is replaced or written through."""
+    fd, tmp = tempfile.mkstemp(prefix=".inspectc-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
+        os.link(tmp, path)
+    finally:
+        os.unlink(tmp)
