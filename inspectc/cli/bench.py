@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from inspectc.errors import UsageError
+from inspectc.report import safedb
 
 
 def _target(args: argparse.Namespace) -> Path | None:
@@ -104,7 +105,7 @@ def _store(path: Path, result: object) -> None:
 
 
 def _copy(source: Path, tmp: Path) -> None:
-    src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
+    src, _ = safedb.connect(source)
     dst = sqlite3.connect(tmp)
     try:
         src.backup(dst)
