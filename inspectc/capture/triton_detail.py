@@ -27,8 +27,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from inspectc.report.irmap import kernel_file
 from inspectc.report.kernel_detail import (
     CPU_BUILD_EVENT,
     DETAIL_EVENT,
@@ -37,7 +39,7 @@ from inspectc.report.kernel_detail import (
 )
 
 STAGE_SUFFIXES = ("ttir", "ttgir", "llir", "ptx")
-SASS_BUDGET_S = 60.0  # disassembly at stop, all kernels together
+SASS_BUDGET_S = 30.0  # disassembly at stop, all kernels together
 CHECK_CALLS = 4096  # launches per kernel whose signature is compared; then every 64th
 
 
@@ -122,7 +124,7 @@ class KernelDetails:
         inductor_meta = getattr(tuner, "inductor_meta", {}) or {}
         fn = getattr(tuner, "fn", None)
         name = inductor_meta.get("kernel_name") or getattr(fn, "__name__", "?")
-        pyfile = _code_file(fn)
+        pyfile = getattr(tuner, "filename", None) or _code_file(fn)  # None once pickled from a worker
         detail: dict[str, Any] = {
             "name": name,
             "language": "triton",
@@ -143,6 +145,9 @@ class KernelDetails:
         entry = _Entry(detail)
         stages, truncated, missing, cubin = _stages(launcher, detail["cache_hash"], str(name))
         detail.update(stages=stages, truncated=truncated, missing=missing)
+        if not detail["python_source"] and stages:  # the file the stages' locations name
+            located = kernel_file(stages.get("ttir") or next(iter(stages.values())))
+            detail.update(python_file=located, python_source=_read_text(located))
         entry.cubin = cubin
         return entry
 
@@ -151,8 +156,17 @@ class KernelDetails:
         """One (metadata, payload) per kernel, SASS added where a disassembler is on PATH."""
         tools = [t for t in (shutil.which("nvdisasm"), shutil.which("cuobjdump")) if t]
         deadline = time.monotonic() + SASS_BUDGET_S
+        sass: dict[int, tuple[str | None, str]] = {}
+        cubins = [(key, e.cubin) for key, e in self._entries.items() if e.cubin is not None]
+        if tools and cubins:  # one process per cubin, several at once (each starts in ~1 s)
+            workers = max(1, min(8, (os.cpu_count() or 2) // 2))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {
+                    key: pool.submit(_disassemble_any, tools, cubin, deadline) for key, cubin in cubins
+                }
+                sass = {key: f.result() for key, f in futures.items()}
         out: list[tuple[dict[str, Any], str]] = []
-        for entry in self._entries.values():
+        for key, entry in self._entries.items():
             detail = dict(entry.detail)
             detail.pop("signature_names", None)
             detail["launches"] = [
@@ -165,18 +179,12 @@ class KernelDetails:
                 missing.setdefault("sass", "no cubin in Triton's cache")
             elif not tools:
                 missing["sass"] = "neither nvdisasm nor cuobjdump on PATH"
-            elif time.monotonic() > deadline:
-                missing["sass"] = f"disassembly budget ({SASS_BUDGET_S:.0f} s) spent"
             else:
-                whys = []
-                for tool in tools:  # nvdisasm -g keeps the Python lines; cuobjdump does not
-                    sass, why = _disassemble(tool, entry.cubin)
-                    if sass is not None:
-                        _put(detail, "sass", sass)
-                        break
-                    whys.append(why)
+                text, why = sass.get(key, (None, "not disassembled"))
+                if text is not None:
+                    _put(detail, "sass", text)
                 else:
-                    missing["sass"] = "; ".join(whys)
+                    missing["sass"] = why
             detail["missing"] = missing
             out.append(({DETAIL_EVENT: {"name": detail["name"], "version": 1}}, json.dumps(detail)))
         return out
@@ -262,6 +270,19 @@ def _cache_folder(cache_hash: str | None) -> str | None:
     return None
 
 
+def _disassemble_any(tools: list[str], cubin: bytes, deadline: float) -> tuple[str | None, str]:
+    """nvdisasm -g (keeps the Python lines), else cuobjdump -sass; nothing past *deadline*."""
+    if time.monotonic() > deadline:
+        return None, f"disassembly budget ({SASS_BUDGET_S:.0f} s) spent"
+    whys = []
+    for tool in tools:
+        text, why = _disassemble(tool, cubin)
+        if text is not None:
+            return text, ""
+        whys.append(why)
+    return None, "; ".join(whys)
+
+
 def _disassemble(tool: str, cubin: bytes) -> tuple[str | None, str]:
     with tempfile.TemporaryDirectory(prefix="inspectc-sass-") as tmp:
         path = os.path.join(tmp, "k.cubin")
@@ -343,7 +364,11 @@ def _int(value: Any) -> int | None:
 
 def cpu_build_event(record_error: Callable[[str], None]) -> tuple[dict[str, Any], str] | None:
     """The vector ISA and the compile command of C++ kernels, where Inductor's CPU codegen ran."""
-    if "torch._inductor.codecache" not in sys.modules:
+    codecache = sys.modules.get("torch._inductor.codecache")
+    if codecache is None:
+        return None
+    loaded = getattr(getattr(codecache, "CppPythonBindingsCodeCache", None), "cache", None)
+    if not loaded:  # no C++ kernel was built or loaded in this process (a GPU run)
         return None
     try:
         from torch._inductor import cpu_vec_isa

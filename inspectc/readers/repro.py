@@ -216,13 +216,16 @@ def load_cpp():
     return CppPythonBindingsCodeCache.load_pybinding(SPEC["arg_types"], SOURCE)
 
 
-def profiled_us(call, reps, sync):
-    """Device (or record-function) time per launch under torch.profiler, as capture measures."""
+def profiled_us(call, reps, sync, flush=None):
+    """Device (or record-function) time per launch under torch.profiler, as capture measures;
+    with *flush*, the L2 cache is overwritten before each launch (inputs cold)."""
     from torch.profiler import ProfilerActivity, profile
 
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if SPEC["language"] == "triton" else [])
     with profile(activities=acts) as prof:
         for _ in range(reps):
+            if flush is not None:
+                flush()
             call()
         sync()
     key = SPEC["name"]
@@ -258,6 +261,8 @@ def measure(reps=100, once=False):
 
         out["do_bench_us"] = round(1000 * triton.testing.do_bench(call, return_mode="median"), 3)
         out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
+        scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")  # > L2
+        out["profiler_cold_us"], _ = profiled_us(call, reps, sync, flush=scratch.zero_)
     else:
         fn = load_cpp()
 
