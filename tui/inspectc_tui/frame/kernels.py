@@ -294,7 +294,8 @@ class KernelsPane(FramePane):
         caption.append(f"  ·  {view.line_count:,} lines", style="dim")
         if not text:
             caption.append("  ·  not in the report", style="dim")
-        caption.append(f"  ·  {stages.tabs(self.stage)}", style="dim")
+        if len(stages.names()) > 1:  # compiled stages recorded (a Triton kernel, schema 4)
+            caption.append(f"  ·  {stages.tabs(self.stage)}", style="dim")
         if self.chosen_line is not None:
             caption.append(f"  ·  python line {self.chosen_line}: {len(marks)} lines here", style="cyan")
         self.query_one("#kernel-caption", Static).update(caption)
