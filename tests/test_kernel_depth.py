@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +20,10 @@ import pytest
 from conftest import ROOT, SAMPLES, run_cli
 
 from inspectc.report.irmap import kernel_file, line_map, lines_for
-from inspectc.report.kernel_detail import KernelDetail, Launch, grid_of, occupancy
+from inspectc.report.kernel_detail import DETAIL_EVENT, KernelDetail, Launch, grid_of, occupancy
 from inspectc.report.launch_args import LaunchArgsError, launch_from_code
 from inspectc.report.reader import Report
+from inspectc.report.schema import compress
 
 GPU_DATA = ROOT / "tests" / "data" / "gpu"
 IR = GPU_DATA / "ir"
@@ -187,3 +190,55 @@ def _repro_cpp(report: Path, tmp_path: Path, env: dict[str, str]) -> dict:
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["ran"] is True and result["profiler_n"] >= 50
     return result
+
+
+def _block_report_with_stages(tmp_path: Path) -> tuple[Path, str, int]:
+    """The recorded H200 block report plus one kernel detail made of the recorded stages."""
+    files = _ir_files()
+    meta = json.loads(files["json"].read_text())
+    report = tmp_path / "block.inspectc"
+    shutil.copy(GPU_DATA / "h200-block.inspectc", report)
+    db = sqlite3.connect(report)
+    name = db.execute("SELECT name FROM kernels WHERE language = 'triton' ORDER BY id LIMIT 1").fetchone()[0]
+    source = files["py"].read_text()
+    load = next(i + 1 for i, line in enumerate(source.splitlines()) if "tl.load(" in line)
+    detail = {
+        "name": name,
+        "python_file": meta["python_file"],
+        "python_source": source,
+        "config": {"kwargs": {"XBLOCK": 1}, "num_warps": 1, "num_stages": 1},
+        "num_warps": 1,
+        "n_regs": 8,
+        "shared": 0,
+        "grid_type": "Grid1D",
+        "stages": {s: files[s].read_text() for s in ("ttir", "ttgir", "llir", "ptx", "sass")},
+        "truncated": {"sass": 99999},
+        "launches": [{"args": [{"kind": "scalar", "name": "xnumel", "value": 5}], "count": 3}],
+    }
+    seq = db.execute("SELECT max(seq) + 1 FROM events").fetchone()[0]
+    db.execute(
+        "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload) VALUES (?, 0, -1, NULL, ?, ?, ?)",
+        (seq, DETAIL_EVENT, json.dumps({DETAIL_EVENT: {"name": name}}), compress(json.dumps(detail))),
+    )
+    db.commit()
+    db.close()
+    return report, name, load
+
+
+def test_ir_and_export_show_stages_mapping_metadata_and_launches(tmp_path: Path) -> None:
+    report, name, load = _block_report_with_stages(tmp_path)
+    out = run_cli("ir", str(report), name, check=True).stdout
+    assert "registers/thread: 8" in out and "occupancy (estimate): 32 blocks/SM, 32 warps/SM = 50%" in out
+    assert "first launch: x3 grid=(5, 1, 1)" in out and "sass: cut at the per-kernel cap" in out
+    out = run_cli("ir", str(report), name, "--stage", "ptx", "--line", str(load), check=True).stdout
+    assert f"python line {load}: tmp0 = tl.load" in out and "ld.global" in out
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    kernel = next(k for f in data["frames"] for k in f["kernels"] if k["name"] == name)
+    compiled = kernel["compiled"]
+    assert set(compiled["line_map"]) == {"ttir", "ttgir", "llir", "ptx", "sass"}
+    assert all(compiled["line_map"][s][str(load)] for s in ("ttir", "ptx", "sass"))
+    assert compiled["occupancy"]["limited_by"] == "blocks" and compiled["grids"] == [[5, 1, 1]]
+    other = next(
+        k for f in data["frames"] for k in f["kernels"] if k["language"] == "triton" and k["name"] != name
+    )
+    assert other["compiled"] is None  # not recorded: said so, not invented

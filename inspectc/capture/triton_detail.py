@@ -139,8 +139,12 @@ class KernelDetails:
             "shared": _int(getattr(launcher, "shared", None)),
             "cache_hash": getattr(launcher, "cache_hash", None),
             "grid_type": inductor_meta.get("grid_type"),
-            "device": _device(meta.get("device")),
-            "signature_names": [k for k, v in (meta.get("signature") or {}).items() if v != "constexpr"],
+            "device": _device(getattr(tuner, "device_props", None) or meta.get("device")),
+            # what run() is passed: every parameter but the config's block sizes (a numel
+            # Inductor specialised is a constexpr and still passed)
+            "signature_names": [
+                k for k in (meta.get("signature") or {}) if k not in _config(cfg).get("kwargs", {})
+            ],
         }
         entry = _Entry(detail)
         stages, truncated, missing, cubin = _stages(launcher, detail["cache_hash"], str(name))

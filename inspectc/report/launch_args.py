@@ -109,8 +109,8 @@ def element_types(kernel_meta: dict[str, object]) -> list[str | None]:
     sig = kernel_meta.get("triton_meta")
     if isinstance(sig, dict) and isinstance(sig.get("signature"), dict):
         out: list[str | None] = []
-        for t in sig["signature"].values():
-            if t == "constexpr":
+        for name, t in sig["signature"].items():
+            if _is_block(name, t):
                 continue
             out.append(TRITON_DTYPES.get(str(t)[1:], "float32") if str(t).startswith("*") else None)
         return out
@@ -124,10 +124,16 @@ def element_types(kernel_meta: dict[str, object]) -> list[str | None]:
     return []
 
 
+def _is_block(name: str, kind: object) -> bool:
+    """A block size the config supplies (XBLOCK, R0_BLOCK): not passed to ``run``. A numel
+    Inductor specialised (``xnumel: constexpr``) is still passed."""
+    return kind == "constexpr" and name.upper() == name
+
+
 def arg_names(kernel_meta: dict[str, object]) -> list[str]:
     sig = kernel_meta.get("triton_meta")
     if isinstance(sig, dict) and isinstance(sig.get("signature"), dict):
-        return [k for k, v in sig["signature"].items() if v != "constexpr"]
+        return [k for k, v in sig["signature"].items() if not _is_block(k, v)]
     return []
 
 
