@@ -67,6 +67,8 @@ async def test_stages_cycle_and_a_python_line_maps_into_each(tmp_path: Path) -> 
         await settle(pilot)
         caption = text_of(app, "#kernel-caption")
         assert "[source] ttir ttgir llir ptx sass" in caption
+        info = text_of(app, "#kernel-info")
+        assert "registers/thread: 8" in info and "occupancy (estimate)" in info
         view = screen.query_one("#kernel-source", CodeView)
         load = next(i for i in range(view.line_count) if "tl.load(" in view.line(i))
         view.post_message(CodeView.LineChosen(view, load, view.line(load)))

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspectc.readers.compiled import cpp_lines, detail_lines
 from inspectc.readers.resume import no_graph_reason
 from inspectc.readers.roofline import limit_text, roofline
 from inspectc.readers.timefmt import NOISY, column_unit, cv_text, noise_text, typical
@@ -269,6 +270,16 @@ class KernelsPane(FramePane):
         self.stage = "source"
         self.chosen_line: int | None = None
         self._show_stage()
+        if message.detail is not None:
+            facts = detail_lines(message.detail)
+        elif kernel.language == "cpp":
+            facts = cpp_lines(kernel, self.data.cpu_build())[:2]
+        else:
+            facts = []
+        if facts:
+            info = self._info(kernel)
+            info.append("\n" + "\n".join(facts), style="dim")
+            self.query_one("#kernel-info", Static).update(info)
 
     def action_next_stage(self) -> None:
         """``s``: the next compiled stage (source, ttir, ttgir, llir, ptx, sass) of the kernel."""
