@@ -71,7 +71,8 @@ def cmd_ir(args: argparse.Namespace) -> int:
             if args.line is not None:
                 mapping = line_map(stage, text, detail.python_file)
                 rows = text.splitlines()
-                src = (detail.python_source or "").splitlines()
+                # without the file, the output code's span: its lines number as the file's
+                src = (detail.python_source or report.kernel_source(kernel)).splitlines()
                 py = src[args.line - 1].strip() if 0 < args.line <= len(src) else "?"
                 out += ["", f"python line {args.line}: {py}"]
                 out += [f"{n:6d}  {rows[n - 1]}" for n in mapping.get(args.line, [])] or ["  (no stage line)"]

@@ -49,8 +49,10 @@ class KernelStages:
 
     def python_line(self, stage: str, line: int) -> int | None:
         """The Python line of *line* (1-based) of *stage*."""
-        if stage == "source":
-            return line if self.detail is not None and self.detail.python_source else None
+        if (
+            stage == "source"
+        ):  # the span's lines number as the file's: its first line ends in the opening quotes
+            return line if self.detail is not None else None
         return next((py for py, rows in self.mapping(stage).items() if line in rows), None)
 
     def marks(self, stage: str, py_line: int | None) -> set[int]:
