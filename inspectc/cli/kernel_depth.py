@@ -61,6 +61,13 @@ def cmd_ir(args: argparse.Namespace) -> int:
         if detail is None:
             raise UsageError(f"{kernel.name}: no compiled stages recorded (capture with Triton, schema 4)")
         out += detail_lines(detail)
+        t = kernel.time
+        if t is not None:  # the launches beside the time they took in the run
+            per = f", {t.launches} launches a call" if t.launches and t.launches > 1 else ""
+            typical = t.median_us if t.median_us is not None else t.mean_us
+            out.append(
+                f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
+            )
         stage = args.stage
         if stage is not None:
             text = detail.stages.get(stage)
