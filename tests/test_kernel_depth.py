@@ -155,10 +155,10 @@ def test_cpp_kernel_build_ir_and_repro(tmp_path: Path) -> None:
     for a descheduled second thread are most of the in-run time otherwise. 30000 floats: the
     output buffer stays under malloc's mmap threshold (a larger one is new pages every call,
     first-touch faults the repro, which reuses its buffer, does not have). The machine is
-    shared with other jobs: a load spike during the 30 timed calls gets one more capture."""
+    shared with other jobs: a load spike during the 30 timed calls gets another capture (3 at most)."""
     pytest.importorskip("torch")
     env = {"OMP_NUM_THREADS": "1"}
-    for attempt in range(2):
+    for attempt in range(3):
         report = tmp_path / f"sin{attempt}.inspectc"
         args = ("--device", "cpu", "--calls", "32", "--size", "30000")
         run_cli(
