@@ -97,6 +97,7 @@ class Capture:
         self._status = StatusLine(status_line) if status_line is not None else None
         self._autotune_hooked = False
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
+        self._details: Any = None  # inspectc.capture.triton_detail.KernelDetails (Triton only)
         self._bw_nodes = BackwardNodes() if provenance else None  # backward kernels' fused nodes
         self._unfinished: str | None = None  # why the report's end could not be written
         self._fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
@@ -161,6 +162,7 @@ class Capture:
             self._record("kernel timings not taken: multi-process run (WORLD_SIZE > 1)")
         elif self.timings:
             self._start_timer()
+        self._start_details()
         self._attach()
         _LIVE.add(self)
         self._writer.flush()
@@ -179,6 +181,7 @@ class Capture:
         _LIVE.discard(self)
         self._detach()
         self._stop_timer()
+        self._stop_details()
         settings.undo(self._restore, self._record_error)
         if self._status is not None:
             self._status.clear()
@@ -232,6 +235,46 @@ class Capture:
         except Exception as exc:  # noqa: BLE001 - recorded; no timings, the run goes on
             self._timer = None
             self._record_error("starting kernel timings", exc)
+
+    def _start_details(self) -> None:
+        """Triton kernels' stages, metadata and launches (only where Triton is installed)."""
+        import importlib.util
+
+        if importlib.util.find_spec("triton") is None:
+            return
+        from inspectc.capture.triton_detail import KernelDetails
+
+        details = KernelDetails(self._record)
+        if details.start():
+            self._details = details
+
+    def _stop_details(self) -> None:
+        """Write what :meth:`_start_details` collected, and the C++ kernels' build."""
+        from inspectc.capture.triton_detail import cpu_build_event
+
+        details, self._details = self._details, None
+        events: list[tuple[dict[str, Any], str]] = []
+        try:
+            if details is not None:
+                details.stop()
+                events += details.events()
+            cpu = cpu_build_event(self._record)
+            if cpu is not None:
+                events.append(cpu)
+        except Exception as exc:  # noqa: BLE001 - recorded; the report is still finished
+            self._record_error("writing kernel details", exc)
+        if self._writer is None:
+            return
+        for metadata, payload in events:
+            name = next(iter(metadata))
+            self._writer.add_event(
+                name=name,
+                metadata=metadata,
+                payload=payload,
+                compile_id=None,
+                rank=self._run.rank,
+                ts=time.time(),
+            )
 
     def _emit(self, metadata: dict[str, Any], payload: str) -> None:
         """Measurements of our own enter the report as events, like torch's."""

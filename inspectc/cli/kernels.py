@@ -168,7 +168,8 @@ def _bench_line(bench: BenchResults) -> str:
         return "isolated: not measured (inspectc bench R re-runs each kernel in isolation)"
     limit = f", limit {run.bandwidth_gbps:.0f} GB/s ({run.bandwidth_method})" if run.bandwidth_gbps else ""
     errors = f", {len(run.errors)} modules not measured" if run.errors else ""
-    return f"isolated: inspectc bench on {run.device or 'an unknown device'}{limit}{errors}"
+    basis = "; isolated and % limit from one measurement: the isolated module profile (device time, launch overhead out)"
+    return f"isolated: inspectc bench on {run.device or 'an unknown device'}{limit}{errors}{basis}"
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:

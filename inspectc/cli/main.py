@@ -87,9 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write compile phases and kernel times as a Chrome trace (ui.perfetto.dev, chrome://tracing)",
     )
     p.set_defaults(func=cmd_export)
-    from inspectc.cli import backends, bench, graph, imports, kernels, share, suggest, tui
+    from inspectc.cli import backends, bench, graph, imports, kernel_depth, kernels, share, suggest, tui
 
-    for module in (kernels, bench, share, imports, graph, tui, backends, suggest):
+    for module in (kernels, kernel_depth, bench, share, imports, graph, tui, backends, suggest):
         module.register(sub)
     return parser
 

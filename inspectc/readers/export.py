@@ -10,6 +10,8 @@ from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
 from inspectc.readers.rank_render import export_rank_differences
 from inspectc.readers.roofline import roofline
+from inspectc.report.irmap import line_map
+from inspectc.report.kernel_detail import grid_of, occupancy
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
 from inspectc.report.phases import kernel_phase
 from inspectc.report.reader import Report
@@ -45,6 +47,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         ],
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
         "bench": to_plain(report.bench.run),
+        "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
@@ -145,7 +148,30 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "isolated": to_plain(report.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)),
         "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
+        "compiled": _compiled(report, k, sources),
     }
+
+
+def _compiled(report: Report, k: Kernel, sources: bool) -> dict[str, Any] | None:
+    """A Triton kernel's stages (with the Python-line mapping), metadata, occupancy, launches."""
+    if k.language != "triton":
+        return None
+    detail = report.kernel_detail(k)
+    if detail is None:
+        return None
+    plain = to_plain(detail)
+    occ = occupancy(detail)
+    plain["occupancy"] = to_plain(occ) if occ is not None else None
+    plain["grids"] = [list(g) if (g := grid_of(detail, launch)) else None for launch in detail.launches]
+    if sources:
+        plain["line_map"] = {
+            stage: {str(p): lines for p, lines in line_map(stage, text, detail.python_file).items()}
+            for stage, text in detail.stages.items()
+        }
+    else:
+        plain["stages"] = {stage: None for stage in detail.stages}
+        plain["python_source"] = None
+    return plain
 
 
 def _roofline(report: Report, k: Kernel) -> dict[str, Any] | None:

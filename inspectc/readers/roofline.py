@@ -67,11 +67,13 @@ def roofline(kernel: Kernel, bench: BenchResults) -> Roofline | None:
         return Roofline(flop=flop, status=NOT_RECORDED)
     found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
     launch_us, basis = None, None
-    if "kernel_harness" in found:
-        launch_us, basis = found["kernel_harness"].median_us, "kernel harness (do_bench)"
-    elif "module_profiler" in found and found["module_profiler"].launches:
+    # One basis: the isolated column's own figure (device time from the profiler, launch
+    # overhead excluded) first; the harness's do_bench time carries the launch overhead.
+    if "module_profiler" in found and found["module_profiler"].launches:
         fig = found["module_profiler"]
-        launch_us, basis = fig.median_us / (fig.launches or 1.0), "isolated module call / launches"
+        launch_us, basis = fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
+    elif "kernel_harness" in found:
+        launch_us, basis = found["kernel_harness"].median_us, "kernel harness (do_bench)"
     limit = bench.run.bandwidth_gbps if bench.run else None
     if not launch_us or not limit:
         return Roofline(gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, basis=basis)

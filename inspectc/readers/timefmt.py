@@ -94,7 +94,11 @@ def shown_vs_measured(timing: FrameTiming) -> str | None:
         return None
     unit = column_unit([timing.kernels_us, timing.graph_us])
     share = (timing.attributed_us or 0.0) / timing.kernels_us
-    graph = f" (the calls themselves: {unit.fmt(timing.graph_us)} {unit.name})" if timing.graph_us else ""
+    graph = (
+        f" (host wall time of the compiled calls: {unit.fmt(timing.graph_us)} {unit.name})"
+        if timing.graph_us
+        else ""
+    )
     return (
         f"kernels {unit.fmt(timing.attributed_us)} of {unit.fmt(timing.kernels_us)} {unit.name} measured "
         f"inside {timing.graph_calls} graph calls ({share:.0%}){graph}"

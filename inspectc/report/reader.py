@@ -20,6 +20,14 @@ from inspectc.errors import ReportError
 from inspectc.report import bench as bench_table
 from inspectc.report import migrations, safedb
 from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
+from inspectc.report.kernel_detail import (
+    CPU_BUILD_EVENT,
+    DETAIL_EVENT,
+    CpuBuild,
+    KernelDetail,
+    parse_cpu_build,
+    parse_detail,
+)
 from inspectc.report.model import Frame, Kernel, Run
 from inspectc.report.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.report.runrecords import join as join_records
@@ -248,6 +256,33 @@ class Report:
             self._run_records = join_records(parts)
         return self._run_records
 
+    def kernel_details(self) -> list[KernelDetail]:
+        """Every Triton kernel's stages, metadata and launches capture recorded (schema 4)."""
+        out = []
+        for (seq,) in self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq", (DETAIL_EVENT,)):
+            detail = parse_detail(self._payload(seq))
+            if detail is not None:
+                out.append(detail)
+        return out
+
+    def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:
+        """The detail recorded for *kernel* (same name, same Python source), or None."""
+        from inspectc.report.kernel_detail import matches
+
+        found = [d for d in self.kernel_details() if d.name == kernel.name]
+        if not found:
+            return None
+        source = self.kernel_source(kernel)
+        same = next((d for d in found if matches(d, kernel, source)), None)
+        if same is None and len({d.python_source for d in found}) == 1:
+            return found[0]  # one kernel of that name: its source was written differently
+        return same
+
+    def cpu_build(self) -> CpuBuild | None:
+        """How C++ kernels were built (vector ISA, command), where capture recorded it."""
+        rows = self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT 1", (CPU_BUILD_EVENT,))
+        return parse_cpu_build(self._payload(rows[0][0])) if rows else None
+
     @property
     def bench(self) -> bench_table.BenchResults:
         """Isolated figures of ``inspectc bench`` (empty when it never ran on this report)."""
@@ -323,8 +358,9 @@ class Report:
     def event_count(self) -> int:
         """Structured-trace events (a process's ``inspectc_records`` and ``inspectc_account``
         events are not ones)."""
-        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?)"
-        return int(self._query(sql, (RECORDS_EVENT, ACCOUNT_EVENT))[0][0])
+        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?)"
+        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT)
+        return int(self._query(sql, own)[0][0])
 
     def close(self) -> None:
         self._db.close()

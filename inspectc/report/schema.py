@@ -60,6 +60,11 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
+#   4: (additive; tables unchanged, an older inspectc reads the new events as unknown ones)
+#      an ``inspectc_kernel_detail`` event per Triton kernel capture saw launch
+#      (``kernel_detail.py``: TTIR/TTGIR/LLIR/PTX/SASS capped at ``IR_CAP_CHARS`` a kernel,
+#      config chosen, registers, spills, shared memory, first and differing launches) and an
+#      ``inspectc_cpu_build`` event (vector ISA and compile command of C++ kernels).
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

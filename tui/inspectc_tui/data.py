@@ -20,6 +20,7 @@ from inspectc.readers.ranks import RankDifference
 from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.readers.trie import TrieNode, break_trie
 from inspectc.report.account import Account
+from inspectc.report.kernel_detail import CpuBuild, KernelDetail
 from inspectc.report.model import FailedGuard, Frame, FrameKey, Kernel, Run
 from inspectc.report.open import open_report
 from inspectc.report.reader import EventRow, Report
@@ -146,6 +147,18 @@ class ReportData:
     def kernel_source(self, kernel: Kernel) -> str:
         with self._lock:
             return self._report.kernel_source(kernel)
+
+    def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:
+        """A Triton kernel's compiled stages, metadata and launches (schema 4), or None."""
+        if kernel.language != "triton":
+            return None
+        with self._lock:
+            return self._report.kernel_detail(kernel)
+
+    def cpu_build(self) -> CpuBuild | None:
+        """The vector ISA and compile command of the report's C++ kernels, or None."""
+        with self._lock:
+            return self._report.cpu_build()
 
     def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
         with self._lock:

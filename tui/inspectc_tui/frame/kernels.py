@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
@@ -18,12 +19,15 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspectc.readers.compiled import cpp_lines, detail_lines
 from inspectc.readers.resume import no_graph_reason
 from inspectc.readers.roofline import limit_text, roofline
 from inspectc.readers.timefmt import NOISY, column_unit, cv_text, noise_text, typical
 from inspectc.report.bench import BenchResults
+from inspectc.report.kernel_detail import KernelDetail
 from inspectc.report.model import Kernel, Origin
 from inspectc_tui.frame.base import FramePane, Location
+from inspectc_tui.frame.stages import KernelStages
 from inspectc_tui.fusion import graph_for_kernel
 from inspectc_tui.text import literal, location, micros, percent
 from inspectc_tui.widgets.code_view import CodeView
@@ -114,10 +118,13 @@ class KernelsPane(FramePane):
 
     @dataclass(eq=False)
     class SourceRead(Message):
-        """A kernel's source was read (off the UI thread)."""
+        """A kernel's source (and compiled stages, where recorded) was read off the UI thread."""
 
         kernel_id: int
         text: str
+        detail: KernelDetail | None = None
+
+    BINDINGS = [Binding("s", "next_stage", "IR stage")]
 
     def build(self) -> ComposeResult:
         with Horizontal(id="kernels-body"):
@@ -257,20 +264,75 @@ class KernelsPane(FramePane):
 
     @work(thread=True, exclusive=True, group="kernel-source", exit_on_error=False)
     def _read(self, kernel: Kernel) -> None:
-        self.post_message(self.SourceRead(kernel.id, self.data.kernel_source(kernel)))
+        text = self.data.kernel_source(kernel)
+        self.post_message(self.SourceRead(kernel.id, text, self.data.kernel_detail(kernel)))
 
     @on(SourceRead)
     def _show_source(self, message: SourceRead) -> None:
         kernel = self.selected
         if kernel is None or kernel.id != message.kernel_id:
             return
+        self.stages = KernelStages(message.text, message.detail)
+        self.stage = "source"
+        self.chosen_line: int | None = None
+        self._show_stage()
+        if message.detail is not None:
+            facts = detail_lines(message.detail)
+        elif kernel.language == "cpp":
+            facts = cpp_lines(kernel, self.data.cpu_build())[:2]
+        else:
+            facts = []
+        if facts:
+            info = self._info(kernel)
+            info.append("\n" + "\n".join(facts), style="dim")
+            self.query_one("#kernel-info", Static).update(info)
+
+    def action_next_stage(self) -> None:
+        """``s``: the next compiled stage (source, ttir, ttgir, llir, ptx, sass) of the kernel."""
+        stages = getattr(self, "stages", None)
+        if stages is None:
+            return
+        names = stages.names()
+        self.stage = names[(names.index(self.stage) + 1) % len(names)] if self.stage in names else names[0]
+        self._show_stage()
+
+    def _show_stage(self) -> None:
+        kernel, stages = self.selected, self.stages
+        if kernel is None:
+            return
         view = self.query_one("#kernel-source", CodeView)
-        view.set_text(message.text, language=kernel.language)
-        caption = Text(f"{kernel.language} source", style="bold")
+        text = stages.text(self.stage)
+        marks = stages.marks(self.stage, self.chosen_line)
+        first = min(marks) if marks else None
+        view.set_text(text, language=stages.language(self.stage, kernel.language), marks=marks, cursor=first)
+        if first is not None:
+            view.show_line(first)
+        caption = Text(f"{kernel.language} source" if self.stage == "source" else self.stage, style="bold")
         caption.append(f"  ·  {view.line_count:,} lines", style="dim")
-        if not message.text:
+        if not text:
             caption.append("  ·  not in the report", style="dim")
+        if len(stages.names()) > 1:  # compiled stages recorded (a Triton kernel, schema 4)
+            caption.append(f"  ·  {stages.tabs(self.stage)}", style="dim")
+        if self.chosen_line is not None:
+            caption.append(f"  ·  python line {self.chosen_line}: {len(marks)} lines here", style="cyan")
         self.query_one("#kernel-caption", Static).update(caption)
+
+    @on(CodeView.LineChosen, "#kernel-source")
+    def _line_chosen(self, event: CodeView.LineChosen) -> None:
+        """Enter on a line: its Python line, and where it went in every stage."""
+        kernel, stages = self.selected, getattr(self, "stages", None)
+        if kernel is None or stages is None or stages.detail is None:
+            return
+        py = stages.python_line(self.stage, event.index + 1)
+        if py is None:
+            self.app.notify("this line has no Python location", severity="warning")
+            return
+        self.chosen_line = py
+        message = stages.summary(py) + (
+            f"\nfused nodes: {', '.join(kernel.fused_nodes)}" if kernel.fused_nodes else ""
+        )
+        self.app.notify(message, title=f"python line {py}", timeout=8)
+        self._show_stage()
 
     def current_location(self) -> Location | None:
         links = self.query_one("#kernel-links", OptionList)

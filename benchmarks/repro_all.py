@@ -1,0 +1,221 @@
+"""Run ``inspectc repro`` for every Triton (or C++) kernel of a report and compare with the run.
+
+    python benchmarks/repro_all.py REPORT --out DIR [--deadline-s 400] [--ncu N]
+
+For each timed kernel: writes the standalone script (``inspectc repro``), imports it in this
+process (one torch import for all) and calls its ``measure()``: the kernel runs alone on the
+recorded launch; its device time per launch under torch.profiler is set beside the in-run
+median of the report. Writes ``DIR/repro_table.md`` and ``DIR/repro.json``; with ``--ncu N``,
+the N kernels with the most in-run time also run under Nsight Compute
+(``--clock-control none``, one launch) into ``DIR/ncu.md``. Also packs the smallest kernel's
+stages into ``DIR/ir_fixture.tar.gz`` (the parser's recorded test data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import traceback
+from pathlib import Path
+
+from inspectc.readers.repro import render_script, spec_for
+from inspectc.report.kernel_detail import occupancy
+from inspectc.report.reader import Report
+
+START = time.monotonic()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("report")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--deadline-s", type=float, default=400.0)
+    parser.add_argument("--ncu", type=int, default=0)
+    parser.add_argument("--language", default="triton")
+    parser.add_argument("--scripts", help="folder for the scripts (default: OUT/scripts)")
+    opts = parser.parse_args()
+    out = Path(opts.out)
+    scripts = Path(opts.scripts) if opts.scripts else out / "scripts"
+    scripts.mkdir(parents=True, exist_ok=True)
+    report = Report(opts.report)
+    kernels = [k for k in report.kernels if k.language == opts.language and k.time is not None]
+    seen: set[str] = set()
+    rows = []
+    for k in sorted(kernels, key=lambda k: -(k.time.total_us if k.time else 0)):
+        if time.monotonic() - START > opts.deadline_s:
+            rows.append({"name": k.name, "error": "deadline"})
+            continue
+        source = report.kernel_source(k)
+        key = k.name + str(hash(source))
+        if key in seen:
+            continue
+        seen.add(key)
+        row: dict = {"name": k.name, "frame": k.compile_id, "graph": k.graph_kind}
+        detail = report.kernel_detail(k)
+        if detail is not None:
+            occ = occupancy(detail)
+            row.update(
+                regs=detail.n_regs,
+                spills=detail.n_spills,
+                shared=detail.shared,
+                warps=detail.num_warps,
+                stages=",".join(sorted(detail.stages)),
+                occupancy=f"{occ.fraction:.0%} ({occ.limited_by})" if occ else None,
+                launches=len(detail.launches),
+            )
+        try:
+            spec = spec_for(report, k)
+            row["launch_source"] = spec.launch.source
+            path = scripts / f"r{len(rows):03d}_{k.name[:60]}.py"
+            path.write_text(render_script(spec, report_name=Path(opts.report).name, compile_id=k.compile_id))
+            row["script"] = str(path)
+            mod_spec = importlib.util.spec_from_file_location(f"repro_{len(rows)}", path)
+            assert mod_spec is not None and mod_spec.loader is not None
+            module = importlib.util.module_from_spec(mod_spec)
+            mod_spec.loader.exec_module(module)
+            row.update(module.measure(100))
+        except Exception as exc:  # noqa: BLE001 - one kernel's failure is a row, not the end
+            row["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            row["trace"] = traceback.format_exc()[-800:]
+        rows.append(row)
+        print(json.dumps({k2: v for k2, v in row.items() if k2 != "trace"}), flush=True)
+    (out / "repro.json").write_text(json.dumps(rows, indent=1))
+    (out / "repro_table.md").write_text(table(rows))
+    print(table(rows))
+    fixture(report, out)
+    if opts.ncu and shutil.which("ncu"):
+        (out / "ncu.md").write_text(
+            ncu_table([r for r in rows if r.get("script")][: opts.ncu], opts.deadline_s + 60)
+        )
+    elif opts.ncu:
+        (out / "ncu.md").write_text("ncu: not on PATH\n")
+    return 0
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| kernel | in-run median µs | repro warm µs | repro cold µs | do_bench µs | matches | regs | spills | smem B | warps | occupancy | launch from |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    ok = n = 0
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['name']} | error: {r['error'][:120]} |||||||||||")
+            continue
+        within = matches(r)
+        n += 1
+        ok += within
+        lines.append(
+            f"| {r['name']} | {_f(r.get('in_run_median_us'))} | {_f(r.get('profiler_us'))} | {_f(r.get('profiler_cold_us'))}"
+            f" | {_f(r.get('do_bench_us'))} | {'yes' if within else 'no'} | {r.get('regs')} | {r.get('spills')} | {r.get('shared')}"
+            f" | {r.get('warps')} | {r.get('occupancy')} | {r.get('launch_source')} |"
+        )
+    lines.append(
+        f"\n{ok} of {n} kernels ran and match their in-run median (within 15% of the span from the warm"
+        f" to the cold repro time); {sum('error' in r for r in rows)} errors"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def matches(r: dict) -> bool:
+    """The in-run median lies within 15% of [warm, cold]: L2 warm (back-to-back launches) and
+    L2 cold (256 MiB overwritten before each launch) bound what the kernel meets in the run."""
+    run, warm = r.get("in_run_median_us"), r.get("profiler_us")
+    cold = r.get("profiler_cold_us") or warm
+    if not run or not warm or not cold:
+        return False
+    low, high = min(warm, cold), max(warm, cold)
+    return low * 0.85 <= run <= high * 1.15
+
+
+def _f(v: object) -> str:
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def fixture(report: Report, out: Path) -> None:
+    details = [d for d in report.kernel_details() if {"ttir", "ttgir", "ptx"} <= set(d.stages)]
+    if not details:
+        return
+    small = min(details, key=lambda d: sum(len(t) for t in d.stages.values()))
+    with tarfile.open(out / "ir_fixture.tar.gz", "w:gz") as tar:
+        files = {f"{small.name}.{stage}": text for stage, text in small.stages.items()}
+        files[f"{small.name}.py"] = small.python_source or ""
+        files["meta.json"] = json.dumps({"name": small.name, "python_file": small.python_file})
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def ncu_table(rows: list[dict], deadline: float) -> str:
+    metrics = "gpu__time_duration.sum,dram__bytes.sum"
+    lines = [
+        "| kernel | ncu gpu__time_duration µs | ncu dram bytes | ncu GB/s | repro µs (profiler) | in-run median µs |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if time.monotonic() - START > deadline:
+            lines.append(f"| {r['name']} | deadline |||||")
+            continue
+        cmd = [
+            "ncu", "--clock-control", "none", "--metrics", metrics, "-k", f"regex:^{r['name']}$",
+            "--launch-skip", "1", "--launch-count", "1", "--csv", sys.executable, r["script"], "--once",
+        ]  # fmt: skip
+        try:
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=120, check=False, env=os.environ
+            )
+        except subprocess.TimeoutExpired:
+            lines.append(f"| {r['name']} | timeout |||||")
+            continue
+        values = _ncu_values(done.stdout)
+        t_ns = values.get("gpu__time_duration.sum")
+        dram = values.get("dram__bytes.sum")
+        if t_ns is None:
+            lines.append(f"| {r['name']} | failed: {(done.stderr or done.stdout)[-160:]!r} |||||")
+            continue
+        gbps = dram / t_ns if dram is not None and t_ns else None
+        lines.append(
+            f"| {r['name']} | {t_ns / 1000:.2f} | {dram} | {_f(gbps)} | {_f(r.get('profiler_us'))} | {_f(r.get('in_run_median_us'))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _ncu_values(text: str) -> dict[str, float]:
+    start = text.find('"ID"')
+    if start < 0:
+        return {}
+    values: dict[str, float] = {}
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        name, unit, value = row.get("Metric Name"), row.get("Metric Unit", ""), row.get("Metric Value", "")
+        try:
+            number = float(str(value).replace(",", ""))
+        except ValueError:
+            continue
+        scale = {
+            "usecond": 1000.0,
+            "msecond": 1e6,
+            "nsecond": 1.0,
+            "second": 1e9,
+            "Kbyte": 1e3,
+            "Mbyte": 1e6,
+            "Gbyte": 1e9,
+            "byte": 1.0,
+        }
+        if name:
+            values[name] = number * scale.get(unit or "", 1.0)
+    return values
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""``inspectc repro R KERNEL`` and ``inspectc ir R KERNEL``: one kernel, deeper. No torch.
+
+``repro`` writes a standalone script (``readers/repro.py``). ``ir`` prints what the kernel
+compiled to: the compile metadata, the occupancy estimate, the launches, one stage
+(``--stage ttir|ttgir|llir|ptx|sass``) and, with ``--line N``, the stage lines of the
+kernel's Python line N; a C++ kernel shows its source, compile command and vector ISA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inspectc.errors import UsageError
+from inspectc.readers.compiled import cpp_lines, detail_lines
+from inspectc.report.irmap import STAGES, line_map
+
+
+def _is_repro(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return '"""Standalone repro of ' in fh.read(200)
+    except OSError:
+        return False
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    from inspectc.cli.output import check_output, write_output
+    from inspectc.readers.repro import find_kernel, render_script, spec_for
+    from inspectc.report.open import open_report
+
+    to_file = bool(args.output) and args.output != "-"
+    if to_file:
+        check_output(args.output, what="repro script", ours=_is_repro, inputs=[args.report], devices=True)
+    with open_report(args.report) as report:
+        kernel = find_kernel(report, args.kernel)
+        spec = spec_for(report, kernel)
+        text = render_script(spec, report_name=Path(args.report).name, compile_id=kernel.compile_id)
+    if to_file:
+        write_output(args.output, text.encode("utf-8"), what="repro script")
+        print(f"wrote {args.output}: python {args.output} runs {kernel.name} alone", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    from inspectc.readers.repro import find_kernel
+    from inspectc.report.open import open_report
+
+    with open_report(args.report) as report:
+        kernel = find_kernel(report, args.kernel)
+        out = [f"{kernel.name} ({kernel.language}, frame {kernel.compile_id})"]
+        if kernel.language == "cpp":
+            out += cpp_lines(kernel, report.cpu_build())
+            out += ["", report.kernel_source(kernel)]
+            print("\n".join(out))
+            return 0
+        detail = report.kernel_detail(kernel)
+        if detail is None:
+            raise UsageError(f"{kernel.name}: no compiled stages recorded (capture with Triton, schema 4)")
+        out += detail_lines(detail)
+        t = kernel.time
+        if t is not None:  # the launches beside the time they took in the run
+            per = f", {t.launches} launches a call" if t.launches and t.launches > 1 else ""
+            typical = t.median_us if t.median_us is not None else t.mean_us
+            out.append(
+                f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
+            )
+        stage = args.stage
+        if stage is not None:
+            text = detail.stages.get(stage)
+            if text is None:
+                raise UsageError(
+                    f"{kernel.name}: stage {stage} not recorded ({detail.missing.get(stage, 'absent')})"
+                )
+            if args.line is not None:
+                mapping = line_map(stage, text, detail.python_file)
+                rows = text.splitlines()
+                # without the file, the output code's span: its lines number as the file's
+                src = (detail.python_source or report.kernel_source(kernel)).splitlines()
+                py = src[args.line - 1].strip() if 0 < args.line <= len(src) else "?"
+                out += ["", f"python line {args.line}: {py}"]
+                out += [f"{n:6d}  {rows[n - 1]}" for n in mapping.get(args.line, [])] or ["  (no stage line)"]
+            else:
+                out += ["", text]
+    print("\n".join(out))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("repro", help="write a standalone script that runs one kernel alone and times it")
+    p.add_argument("report")
+    p.add_argument("kernel", help="kernel name (name@compile_id where names repeat)")
+    p.add_argument("-o", "--output", help="write the script here instead of stdout")
+    p.set_defaults(func=cmd_repro)
+    p = sub.add_parser("ir", help="a kernel's compiled stages, metadata, occupancy and launches")
+    p.add_argument("report")
+    p.add_argument("kernel")
+    p.add_argument("--stage", choices=STAGES, help="print this stage")
+    p.add_argument("--line", type=int, help="with --stage: only the lines of this Python line of the kernel")
+    p.set_defaults(func=cmd_ir)

@@ -1,0 +1,308 @@
+"""``inspectc repro``: a standalone script that runs one kernel of a report alone. No torch here.
+
+The script needs torch (and Triton for a Triton kernel), never inspectc, the user's model or
+data. It embeds the kernel's source and one recorded launch (capture's first launch of the
+kernel; else the call read from the output code), rebuilds the inputs (seeded random floats
+of the recorded shape, dtype and stride; integer tensors zeros, so indices stay in range),
+launches the kernel once to check it runs, then times it:
+
+- Triton: ``triton.testing.do_bench`` (median, L2 flushed between launches) and the device
+  time of each launch under ``torch.profiler`` (the method capture's in-run times use);
+- C++: the kernel built by Inductor's own ``CppPythonBindingsCodeCache`` from the recorded
+  source, timed by a timer loop and, like capture, by its record-function range under
+  ``torch.profiler``.
+
+It prints the figures beside the in-run median the report holds; ``--json`` prints one line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from inspectc.errors import InspectcError
+from inspectc.report.kernel_detail import KernelDetail, Launch
+from inspectc.report.launch_args import LaunchArgsError, launch_from_code
+from inspectc.report.model import Kernel, to_plain
+from inspectc.report.reader import Report
+from inspectc.report.times import KernelTime
+
+
+class ReproError(InspectcError):
+    """The kernel cannot be reproduced from this report (no source, symbolic shapes...)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReproSpec:
+    name: str
+    language: str
+    source: str  # Triton: the kernel module's Python; C++: the kernel's C++ source
+    arg_types: tuple[str, ...] = ()  # C++ only
+    launch: Launch
+    config: dict[str, object] | None = None
+    in_run_median_us: float | None = None
+    in_run_n: int | None = None
+    device: str = "cpu"
+
+
+def find_kernel(report: Report, name: str) -> Kernel:
+    """A kernel by name, ``name@compile_id`` or report id; one clear line when ambiguous."""
+    wanted, _, cid = name.partition("@")
+    found = [
+        k
+        for k in report.kernels
+        if (k.name == wanted or str(k.id) == wanted) and (not cid or k.compile_id == cid)
+    ]
+    if not found:
+        raise ReproError(f"no kernel named {name!r} in this report (inspectc kernels R lists them)")
+    timed = [k for k in found if k.time is not None] or found
+    sources = {report.kernel_source(k) for k in timed}
+    if len(sources) > 1:
+        where = ", ".join(f"{k.name}@{k.compile_id}" for k in timed[:6])
+        raise ReproError(
+            f"{len(timed)} kernels are named {wanted!r} with different code: name one of {where}"
+        )
+    return timed[0]
+
+
+def spec_for(report: Report, kernel: Kernel) -> ReproSpec:
+    if kernel.language not in ("triton", "cpp"):
+        raise ReproError(
+            f"{kernel.name} is a {kernel.language} kernel: only Triton and C++ kernels are reproduced"
+        )
+    detail = report.kernel_detail(kernel) if kernel.language == "triton" else None
+    device = str(kernel.meta.get("device") or ("cuda" if kernel.language == "triton" else "cpu"))
+    launch = _launch(report, kernel, detail, device)
+    source = _inner_source(report.kernel_source(kernel), kernel)
+    if detail is not None and detail.python_source:
+        source = detail.python_source
+    time = kernel.time
+    return ReproSpec(
+        name=kernel.name,
+        language=kernel.language,
+        source=source,
+        arg_types=tuple(str(t) for t in kernel.meta.get("arg_types") or ()),
+        launch=launch,
+        config=detail.config if detail is not None and detail.config else None,
+        in_run_median_us=_per_launch(time),
+        in_run_n=time.calls if time else None,
+        device=device,
+    )
+
+
+def _per_launch(time: KernelTime | None) -> float | None:
+    """The in-run median of one launch (a kernel launched n times a call: the call's / n)."""
+    if time is None:
+        return None
+    typical = time.median_us if time.median_us is not None else time.mean_us
+    return typical / time.launches if time.launches and time.launches > 1 else typical
+
+
+def _launch(report: Report, kernel: Kernel, detail: KernelDetail | None, device: str) -> Launch:
+    if detail is not None and detail.launches:
+        return detail.launches[0]
+    code = report.graph(kernel.compile_id, kernel.graph_kind, kernel.rank) or ""
+    try:
+        return launch_from_code(code, kernel.meta, device)
+    except LaunchArgsError as exc:
+        raise ReproError(
+            f"{kernel.name}: no recorded launch, and the output code's call cannot be read: {exc}"
+        ) from None
+
+
+def _inner_source(span: str, kernel: Kernel) -> str:
+    """The kernel's code inside ``async_compile.triton('name', '''...''')`` or ``cpp_pybinding``."""
+    for quote in ("r'''", "'''"):
+        start = span.find(quote)
+        if start >= 0:
+            body_start = start + len(quote)
+            end = span.find("'''", body_start)
+            if end > 0:
+                return span[body_start:end].lstrip("\n")
+    raise ReproError(f"{kernel.name}: its source could not be cut from the output code")
+
+
+def render_script(spec: ReproSpec, *, report_name: str, compile_id: str) -> str:
+    data = json.dumps(
+        {
+            "name": spec.name,
+            "language": spec.language,
+            "arg_types": list(spec.arg_types),
+            "args": to_plain(spec.launch.args),
+            "launch_source": spec.launch.source,
+            "config": spec.config,
+            "in_run_median_us": spec.in_run_median_us,
+            "in_run_n": spec.in_run_n,
+            "device": spec.device,
+        },
+        indent=1,
+    )
+    head = (
+        f'"""Standalone repro of {spec.name} ({spec.language}), frame {compile_id} of {report_name}.\n\n'
+        "Written by `inspectc repro`; needs torch"
+        + (" and triton" if spec.language == "triton" else " and a C++ compiler")
+        + ", nothing else.\n"
+        f"Inputs: the launch recorded {'at run time' if spec.launch.source == 'runtime' else 'in the output code'}"
+        " (seeded random floats, integer tensors zeros).\n"
+        'Usage: python THIS.py [--json] [--reps N] [--once]\n"""\n'
+    )
+    return head + _TEMPLATE.replace("@SPEC@", data).replace("@SOURCE@", _quoted(spec.source))
+
+
+def _quoted(text: str) -> str:
+    return repr(text)
+
+
+_TEMPLATE = r'''
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import torch
+
+SPEC = json.loads(r"""@SPEC@""")
+SOURCE = @SOURCE@
+
+
+def make_arg(a, gen):
+    if a["kind"] == "none":
+        return None
+    if a["kind"] == "scalar":
+        return a["value"]
+    dtype = getattr(torch, a["dtype"])
+    shape, stride = a["shape"], a["stride"]
+    extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride) if s > 0) + a.get("offset", 0)
+    device = a.get("device") or SPEC["device"]
+    if dtype.is_floating_point:
+        flat = torch.randn(extent, generator=gen, dtype=torch.float32).to(dtype)
+    elif dtype == torch.bool:
+        flat = torch.randint(0, 2, (extent,), generator=gen).to(torch.bool)
+    else:
+        flat = torch.zeros(extent, dtype=dtype)  # indices stay in range
+    return torch.as_strided(flat.to(device), shape, stride, a.get("offset", 0))
+
+
+def load_triton():
+    folder = tempfile.mkdtemp(prefix="inspectc-repro-")
+    path = os.path.join(folder, SPEC["name"] + ".py")
+    with open(path, "w") as fh:
+        fh.write(SOURCE)
+    spec = importlib.util.spec_from_file_location(SPEC["name"], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = getattr(module, SPEC["name"])
+    want = SPEC.get("config")
+    if want:  # the config autotuning chose in the run, not a new autotune
+        import triton
+
+        def same(c):
+            return (c.kwargs == want["kwargs"] and c.num_warps == want["num_warps"]
+                    and c.num_stages == want["num_stages"])
+
+        chosen = [c for c in kernel.configs if same(c)]
+        kernel.configs = chosen or [triton.Config(want["kwargs"], num_warps=want["num_warps"],
+                                                  num_stages=want["num_stages"])]
+    return kernel
+
+
+def load_cpp():
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+
+    return CppPythonBindingsCodeCache.load_pybinding(SPEC["arg_types"], SOURCE)
+
+
+def profiled_us(call, reps, sync, flush=None):
+    """Device (or record-function) time per launch under torch.profiler, as capture measures;
+    with *flush*, the L2 cache is overwritten before each launch (inputs cold)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if SPEC["language"] == "triton" else [])
+    with profile(activities=acts) as prof:
+        for _ in range(reps):
+            if flush is not None:
+                flush()
+            call()
+        sync()
+    key = SPEC["name"]
+    kind = "CUDA" if SPEC["language"] == "triton" else "CPU"
+    times = [e.time_range.elapsed_us() for e in prof.events()
+             if (e.name == key or e.name.endswith("_" + key)) and str(e.device_type).endswith(kind)]
+    times = [t for t in times if t > 0]
+    return (statistics.median(times), len(times)) if times else (None, 0)
+
+
+def measure(reps=100, once=False):
+    """Launch the kernel once (it runs), then time it; a dict of the figures."""
+    gen = torch.Generator().manual_seed(0)
+    args = [make_arg(a, gen) for a in SPEC["args"]]
+    out = {"name": SPEC["name"], "in_run_median_us": SPEC["in_run_median_us"]}
+    if SPEC["language"] == "triton":
+        kernel = load_triton()
+        stream = torch.cuda.current_stream().cuda_stream
+        sync = torch.cuda.synchronize
+
+        def call():
+            kernel.run(*args, stream=stream)
+
+        call()
+        sync()
+        out["ran"] = True
+        out["config"] = SPEC.get("config")
+        if once:  # under a profiler such as ncu: one more launch, nothing else
+            call()
+            sync()
+            return out
+        import triton.testing
+
+        out["do_bench_us"] = round(1000 * triton.testing.do_bench(call, return_mode="median"), 3)
+        out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
+        scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")  # > L2
+        out["profiler_cold_us"], _ = profiled_us(call, reps, sync, flush=scratch.zero_)
+    else:
+        fn = load_cpp()
+
+        def call():
+            fn(*args)
+
+        def sync():
+            pass
+
+        call()
+        out["ran"] = True
+        if once:
+            return out
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - start) * 1e6)
+        out["timer_us"] = round(statistics.median(times), 3)
+        out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
+    best = out.get("profiler_us") or out.get("do_bench_us") or out.get("timer_us")
+    if best and SPEC["in_run_median_us"]:
+        out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--reps", type=int, default=100, help="launches timed under the profiler")
+    parser.add_argument("--once", action="store_true", help="launch twice and stop (for ncu)")
+    opts = parser.parse_args()
+    out = measure(opts.reps, opts.once)
+    if opts.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
