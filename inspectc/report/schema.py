@@ -60,6 +60,10 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
+#   4: a meta key ``accuracy`` (``accuracy.py``: ``inspectc accuracy``'s AccuracyRun: per graph,
+#      compiled vs eager vs fp64 per output, the first diverging stage, CompilerBisector's
+#      subsystem, the first diverging FX node with its kernels and user line). Additive: older
+#      readers ignore the key; a report without it reads as "accuracy not checked".
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
