@@ -99,6 +99,7 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
     output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
     _check_run_output(output, None if opts.module else rest[0])
     launch_dir = os.getcwd()
+    print("inspectc: accuracy: the script runs, then diverging graphs are bisected", file=sys.stderr)
     started = time.perf_counter()
 
     from inspectc.capture import accuracy, accuracy_bisect, accuracy_compare
@@ -165,5 +166,4 @@ def main_hook(args_list: list[str]) -> int | None:
     if len(args_list) > 1 and args_list[1] in ("-h", "--help"):
         accuracy_parser().print_help()
         return 0
-    print("inspectc: accuracy: the script runs, then diverging graphs are bisected", file=sys.stderr)
     return cmd_accuracy(args_list[1:])
