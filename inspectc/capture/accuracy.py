@@ -135,6 +135,20 @@ def random_ops(gm: torch.fx.GraphModule) -> list[str]:
     return sorted(set(found))
 
 
+def mutated_inputs(gm: torch.fx.GraphModule) -> list[str]:
+    """Graph inputs an in-place op writes to (BatchNorm's running stats, ``x.add_(1)``...)."""
+    found = []
+    for node in gm.graph.nodes:
+        if node.op not in ("call_function", "call_method"):
+            continue
+        name = getattr(node.target, "__name__", str(node.target)).split(".")[-1]
+        first = node.args[0] if node.args else None
+        in_place = (name.endswith("_") and not name.endswith("__")) or name == "copy_"
+        if in_place and isinstance(first, torch.fx.Node) and first.op == "placeholder":
+            found.append(str(first.target))
+    return sorted(set(found))
+
+
 def placeholder_names(gm: torch.fx.GraphModule) -> list[str]:
     return [str(n.target) for n in gm.graph.nodes if n.op == "placeholder"]
 
@@ -218,6 +232,11 @@ class AccuracyCapture:
         bad = sorted(set(rnd) & UNREPLAYABLE)
         if bad:
             graph.reasons.append(f"random ops whose draws cannot be replayed: {', '.join(bad)}")
+        mutated = mutated_inputs(gm)
+        if mutated:
+            graph.reasons.append(
+                f"mutates its inputs ({', '.join(mutated[:4])}): compared on copies, mutations not"
+            )
         if graph.eager is None:
             graph.reasons.append("the FX graph could not be copied: compared against itself after Inductor")
             graph.eager = gm
