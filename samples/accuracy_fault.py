@@ -1,9 +1,12 @@
 """A small model for ``inspectc accuracy``: Linear, mish, a long sum, optional dropout and training.
 
-inspectc accuracy samples/accuracy_fault.py --fault    # a planted wrong aten.mish decomposition
+inspectc accuracy samples/accuracy_fault.py --fault             # a wrong aten.mish decomposition
+inspectc accuracy samples/accuracy_fault.py --fault lowering    # a wrong aten.tanh lowering
 
 ``--fault`` registers, before compiling, an Inductor decomposition of ``aten.mish`` that is
 wrong only where x > 1 (it drops the tanh there), so eager is right and compiled is not.
+``--fault lowering`` instead replaces Inductor's lowering of ``aten.tanh`` (which the mish
+decomposition uses) by one that is wrong only where x > 1 (it returns x / (1 + x) there).
 Without it the compiled model is correct: compiled and eager differ only by float
 reassociation (the long sum) and, with ``--train``, share dropout masks.
 """
@@ -12,6 +15,22 @@ import argparse
 
 import torch
 from torch import nn
+
+
+def plant_wrong_tanh_lowering() -> None:
+    from torch._inductor import lowering
+
+    aten = torch.ops.aten
+    right = lowering.lowerings[aten.tanh.default]
+    where, gt, div, add = (
+        lowering.lowerings[op] for op in (aten.where.self, aten.gt.Scalar, aten.div.Tensor, aten.add.Scalar)
+    )
+
+    def wrong_tanh(x):  # noqa: ANN001, ANN202 - Inductor IR in, IR out
+        return where(gt(x, 1), div(x, add(x, 1)), right(x))
+
+    lowering.lowerings[aten.tanh.default] = wrong_tanh
+    torch._inductor.config.force_disable_caches = True  # not in cache keys either
 
 
 def plant_wrong_mish() -> None:
@@ -45,15 +64,23 @@ class Net(nn.Module):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--fault", action="store_true", help="plant the wrong aten.mish decomposition")
+    parser.add_argument(
+        "--fault",
+        nargs="?",
+        const="decomposition",
+        choices=("decomposition", "lowering"),
+        help="plant a wrong aten.mish decomposition (default) or a wrong aten.tanh lowering",
+    )
     parser.add_argument("--train", type=int, default=0, metavar="STEPS", help="train STEPS steps")
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--unseeded", action="store_true", help="no torch.manual_seed")
     parser.add_argument("--dim", type=int, default=512)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    if args.fault:
+    if args.fault == "decomposition":
         plant_wrong_mish()
+    elif args.fault == "lowering":
+        plant_wrong_tanh_lowering()
     if not args.unseeded:
         torch.manual_seed(0)
     model = Net(args.dim, args.dropout).to(args.device)

@@ -32,6 +32,29 @@ def fault_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def lowering_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # CompilerBisector's walk through Inductor's subsystems takes ~15 compiles (over a minute
+    # here): checked by hand (README); the test stops at the stage, node, kernel and line
+    tmp = tmp_path_factory.mktemp("acc-lowering")
+    out = tmp / "lowering.inspectc"
+    proc = run_cli(
+        "accuracy",
+        "-q",
+        "--no-bisector",
+        "-o",
+        str(out),
+        str(SAMPLE),
+        "--fault",
+        "lowering",
+        "--dim",
+        "64",
+        cwd=tmp,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="session")
 def clean_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # training with dropout, no seed, a long sum Inductor reassociates: none of it is a bug
     return _accuracy(
@@ -70,6 +93,17 @@ def test_planted_fault_is_named_down_to_op_pass_kernel_and_line(fault_report: Pa
     assert loc.max_rel_error is not None and loc.eager_rel_error is not None
     assert loc.max_rel_error > 1000 * loc.eager_rel_error
     assert run.kept_bytes <= run.kept_bound_bytes
+
+
+@pytest.mark.capture
+def test_wrong_lowering_is_named_to_the_inductor_stage_kernel_and_line(lowering_report: Path) -> None:
+    [bad] = _run(lowering_report).diverging
+    assert bad.first_stage == "inductor"  # AOT and the decompositions are right
+    assert [s.verdict for s in bad.stages] == ["ok", "ok", DIVERGES]
+    assert bad.bisection is None  # --no-bisector
+    loc = bad.location
+    assert loc is not None and "mish" in loc.target and loc.line == MISH_LINE
+    assert loc.kernels and "tanh" in loc.kernels[0].fused_nodes
 
 
 @pytest.mark.capture
@@ -133,3 +167,19 @@ def test_reassociation_is_noise_and_a_wrong_value_is_not() -> None:
     wrong[3] += 1.0
     check = compare_one("sum", eager, wrong, fp64, tight)
     assert check.verdict == DIVERGES and check.max_abs_error == pytest.approx(1.0, rel=1e-3)
+
+
+def test_an_fp64_run_with_other_draws_is_no_reference() -> None:
+    # CUDA's dropout draws other masks in float64: eager is as far from fp64 as compiled is
+    import torch
+
+    from inspectc.capture.accuracy_compare import Tolerance, compare_one
+
+    gen = torch.Generator().manual_seed(0)
+    eager = torch.randn(256, generator=gen)
+    fp64 = (eager * (torch.rand(256, generator=gen) > 0.2)).double()  # another mask
+    compiled = eager + 1e-7 * eager.abs().max()
+    check = compare_one("out 0", eager, compiled, fp64, Tolerance())
+    assert check.verdict == "ok"
+    assert check.max_rel_error is not None and check.max_rel_error < 1e-6  # against eager, not fp64
+    assert check.reason is not None and "fp64 reference far from eager" in check.reason
