@@ -11,8 +11,9 @@
    value (same fp64 criterion) is where the numbers part. Its user line comes from the
    node's stack trace; the kernels that compute it come from the report's provenance map.
 
-Each step checks the time budget before each compile; Inductor's caches are off meanwhile
-so every compile is a real one. Progress goes to stderr.
+They run in the order 1, 3, 2 (the bisector's many compiles last) and share one time budget
+per graph, checked before each compile; Inductor's caches are off meanwhile so every compile
+is a real one. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -253,7 +254,7 @@ def _short(exc: BaseException) -> str:
 
 
 def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
-    """Every graph's results; diverging graphs bisected (stages, bisector, node) in turn."""
+    """Every graph's results; diverging graphs bisected (stages, node, bisector) in turn."""
     from dataclasses import replace
 
     s = acc.settings
@@ -265,7 +266,6 @@ def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
             acc.progress(f"graph {graph.compile_id} diverges: bisecting (budget {s.budget_s:.0f} s)")
             stages = bis.stages() if s.stages else []
             first = next((st.backend for st in stages if st.verdict == DIVERGES), None)
-            bisection = bis.compiler_bisector() if s.bisector else None
             location = None
             if s.locate and any(r.graph == "forward" and r.verdict == DIVERGES for r in results):
                 try:
@@ -274,6 +274,7 @@ def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
                     location = Location(node="", target="", note="time budget spent")
                 except Exception as exc:  # noqa: BLE001 - recorded, the other results stay
                     location = Location(node="", target="", note=f"could not locate: {_short(exc)}")
+            bisection = bis.compiler_bisector() if s.bisector else None  # the costliest: last
             results = [
                 replace(r, first_stage=first, stages=tuple(stages), bisection=bisection, location=location)
                 if r.verdict == DIVERGES
