@@ -96,6 +96,7 @@ def test_planted_fault_is_named_down_to_op_pass_kernel_and_line(fault_report: Pa
 
 
 @pytest.mark.capture
+@pytest.mark.slow
 def test_wrong_lowering_is_named_to_the_inductor_stage_kernel_and_line(lowering_report: Path) -> None:
     [bad] = _run(lowering_report).diverging
     assert bad.first_stage == "inductor"  # AOT and the decompositions are right

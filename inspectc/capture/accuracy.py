@@ -250,6 +250,8 @@ class AccuracyCapture:
             return compiled(*args)
 
         for name, value in getattr(compiled, "__dict__", {}).items():
+            if name.startswith(("__", "_torchdynamo")):  # not __wrapped__ (unwrap would skip the check)
+                continue
             try:
                 setattr(check_then_call, name, value)
             except (AttributeError, TypeError):
