@@ -259,7 +259,10 @@ def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
 
     s = acc.settings
     graphs: list[GraphAccuracy] = []
+    called = {g.compile_id for g in acc.graphs if g.calls}
     for graph in acc.graphs:
+        if not graph.calls and graph.error is None and graph.compile_id in called:
+            continue  # Dynamo compiled this id again and ran only the later graph: one row
         results = graph.results()
         if graph.diverged and graph.kept_inputs is not None and graph.eager is not None:
             bis = Bisector(acc, graph, acc.progress)
