@@ -28,7 +28,9 @@ RUNS = {
     "graph_breaks": ["samples/graph_breaks.py", "--size", "64"],
     "mlp_train": ["samples/mlp_train.py", "--steps", "12"],
     "sin_sin": ["samples/sin_sin.py", "--device", "cpu", "--calls", "12"],
+    "accuracy_fault": ["samples/accuracy_fault.py", "--fault", "--dim", "64"],
 }
+COMMAND = {"accuracy_fault": "accuracy"}  # inspectc accuracy's report (default: inspectc run)
 
 
 def main() -> None:
@@ -37,7 +39,9 @@ def main() -> None:
         for name in wanted:
             out = ROOT / "samples" / "reports" / f"{name}.inspectc"
             env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache)
-            cmd = [sys.executable, "-m", "inspectc", "run", "-q", "--fresh", "-o", str(out), *RUNS[name]]
+            command = COMMAND.get(name, "run")
+            fresh = ["--fresh"] if command == "run" else []
+            cmd = [sys.executable, "-m", "inspectc", command, "-q", *fresh, "-o", str(out), *RUNS[name]]
             print("+", " ".join(cmd[1:]), flush=True)
             subprocess.run(cmd, cwd=ROOT, env=env, check=True)
             relocate(out, cache)

@@ -65,6 +65,12 @@ def register(sub: Any) -> None:
     p.add_argument("--max-recompiles", type=_count, metavar="N")
     p.add_argument("--max-frames", type=_count, metavar="N")
     p.add_argument(
+        "--max-rel-error",
+        type=_rel_error,
+        metavar="X",
+        help="fail when a compiled output's error against the fp64 reference is above X (inspectc accuracy)",
+    )
+    p.add_argument(
         "--fail-on-error",
         action="store_true",
         help="fail on frames that failed to compile and on a run that ended with an exception",
@@ -148,8 +154,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return diff.exit_code(args.fail_on_slowdown)
 
 
+def _rel_error(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number, not {text!r}") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError("a number of 0 or more")
+    return value
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from inspectc.readers.check import Limits, check_frames, check_rank_differences, rank_kinds, render_check
+    from inspectc.readers.check import (
+        Limits,
+        check_accuracy,
+        check_frames,
+        check_rank_differences,
+        rank_kinds,
+        render_check,
+    )
     from inspectc.readers.rank_render import report_differences
     from inspectc.report.open import open_report
 
@@ -164,6 +187,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = check_frames(report.frames, report.run, limits)
         if kinds is not None:
             check_rank_differences(result, report_differences(report), kinds)
+        if args.max_rel_error is not None:
+            check_accuracy(result, getattr(report, "accuracy", None), args.max_rel_error)
     if args.json:
         data = {
             "ok": result.ok,

@@ -87,9 +87,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="write compile phases and kernel times as a Chrome trace (ui.perfetto.dev, chrome://tracing)",
     )
     p.set_defaults(func=cmd_export)
-    from inspectc.cli import backends, bench, graph, imports, kernel_depth, kernels, share, suggest, tui
+    from inspectc.cli import (
+        accuracy,
+        backends,
+        bench,
+        graph,
+        imports,
+        kernel_depth,
+        kernels,
+        share,
+        suggest,
+        tui,
+    )
 
-    for module in (kernels, kernel_depth, bench, share, imports, graph, tui, backends, suggest):
+    for module in (accuracy, kernels, kernel_depth, bench, share, imports, graph, tui, backends, suggest):
         module.register(sub)
     return parser
 
@@ -115,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _run_parser().print_help()
                 return 0
             return cmd_run(args_list[1:])
+        if args_list and args_list[0] == "accuracy":
+            from inspectc.cli.accuracy import main_hook
+
+            return int(main_hook(args_list) or 0)
         parser = build_parser()
         args = parser.parse_args(args_list)
         if not getattr(args, "func", None):

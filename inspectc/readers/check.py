@@ -20,6 +20,7 @@ from inspectc.readers.analysis import printable as _clean
 from inspectc.readers.breaks import flat
 from inspectc.readers.rank_records import KINDS as RECORD_KINDS
 from inspectc.readers.ranks import RankDifference
+from inspectc.report.accuracy import AccuracyRun
 from inspectc.report.model import STATUS_FAILED, Frame, Run
 
 
@@ -184,3 +185,30 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
 
 def _count(name: str, n: int, limit: int | None) -> str:
     return f"{n} {name}" + (f" (max {limit})" if limit is not None else "")
+
+
+def check_accuracy(result: CheckResult, accuracy: AccuracyRun | None, max_rel_error: float) -> None:
+    """``--max-rel-error X``: fail when an output's error against fp64 is above X, or when the
+    report holds no accuracy result (``inspectc accuracy`` did not write it)."""
+    if accuracy is None:
+        result.violations.append(
+            Violation(
+                "rel_error", 0, None, None, ("accuracy not checked: run inspectc accuracy to write it",)
+            )
+        )
+        return
+    over = [
+        (g, o)
+        for g in accuracy.graphs
+        for o in g.outputs
+        if o.max_rel_error is not None and o.max_rel_error > max_rel_error
+    ]
+    result.counts["rel_error_over"] = len(over)
+    if over:
+        over.sort(key=lambda go: -(go[1].max_rel_error or 0.0))
+        details = tuple(
+            f"graph {g.compile_id} ({g.graph}) {o.name}: rel. error {o.max_rel_error:.3g} > {max_rel_error:g}"
+            f" (eager {o.eager_rel_error if o.eager_rel_error is None else format(o.eager_rel_error, '.3g')}, {o.verdict})"
+            for g, o in over[:10]
+        )
+        result.violations.append(Violation("rel_error", len(over), None, None, details))

@@ -48,6 +48,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
         "bench": to_plain(report.bench.run),
         "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels
+        "accuracy": to_plain(getattr(report, "accuracy", None)),  # inspectc accuracy (None: not checked)
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts

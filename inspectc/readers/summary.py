@@ -9,6 +9,7 @@ import socket
 from inspectc.readers import breaks, programs, remedies, resume, timefmt
 from inspectc.readers import extras as compile_extras
 from inspectc.readers import text as report_text
+from inspectc.readers.accuracy import render_accuracy
 from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
 from inspectc.readers.rank_render import render_sections
 from inspectc.readers.text import cut_middle
@@ -96,6 +97,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     beside = programs.headline(report.run_records)  # torch.export, AOTInductor: no frames
     if beside:
         lines.append(f"  {_clean(beside)}")
+    lines.extend(render_accuracy(getattr(report, "accuracy", None)))  # inspectc accuracy leads
 
     groups = break_groups(frames)
     if groups:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
+from inspectc.report import accuracy as accuracy_table
 from inspectc.report import bench as bench_table
 from inspectc.report import migrations, safedb
 from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
@@ -290,6 +291,11 @@ class Report:
             has = bool(self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bench'"))
             self._bench = bench_table.load(self._query, self.meta, has)
         return self._bench
+
+    @property
+    def accuracy(self) -> accuracy_table.AccuracyRun | None:
+        """``inspectc accuracy``'s results (None when it did not write this report)."""
+        return accuracy_table.load(self.meta)
 
     @property
     def account(self) -> Account:

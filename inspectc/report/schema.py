@@ -60,11 +60,15 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
-#   4: (additive; tables unchanged, an older inspectc reads the new events as unknown ones)
-#      an ``inspectc_kernel_detail`` event per Triton kernel capture saw launch
+#      Also 3 (additive; tables unchanged, an older inspectc reads the new events as unknown
+#      ones): an ``inspectc_kernel_detail`` event per Triton kernel capture saw launch
 #      (``kernel_detail.py``: TTIR/TTGIR/LLIR/PTX/SASS capped at ``IR_CAP_CHARS`` a kernel,
 #      config chosen, registers, spills, shared memory, first and differing launches) and an
 #      ``inspectc_cpu_build`` event (vector ISA and compile command of C++ kernels).
+#      Also 3 (additive): a meta key ``accuracy`` (``accuracy.py``: ``inspectc accuracy``'s AccuracyRun: per graph,
+#      compiled vs eager vs fp64 per output, the first diverging stage, CompilerBisector's
+#      subsystem, the first diverging FX node with its kernels and user line). Additive: older
+#      readers ignore the key; a report without it reads as "accuracy not checked".
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

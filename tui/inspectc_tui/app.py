@@ -3,7 +3,7 @@
 Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels),
 :class:`FrameScreen` (one frame in tabs) and the run's break stacks; dialogs for help,
 search, source, the run and export. Global keys live here: `/` search, `?` help, `i` the
-run, `t` break stacks, `e` editor, `x` graphviz export (asks where first), `q` quit.
+run, `t` break stacks, `a` accuracy, `e` editor, `x` graphviz export (asks where first), `q` quit.
 
 With ``follow=True`` the report is read again whenever the file changes (a run that
 ``inspectc run`` is still writing commits every 0.2 s) until the run has ended.
@@ -60,6 +60,7 @@ class InspectcApp(App[None]):
         Binding("slash", "search", "Search"),
         Binding("i", "run_details", "Run"),
         Binding("t", "break_stacks", "Break stacks"),
+        Binding("a", "accuracy", "Accuracy", show=False),
         Binding("r", "rank_differences", "Ranks", show=False),
         Binding("e", "edit", "Edit"),
         Binding("x", "export_graph", "Export…"),
@@ -215,6 +216,18 @@ class InspectcApp(App[None]):
 
         if self.data is not None and not isinstance(self.screen, BreakStacksScreen):
             self.push_screen(BreakStacksScreen(self.data))
+
+    def action_accuracy(self) -> None:
+        from inspectc_tui.dialogs.accuracy import AccuracyScreen, Choice
+
+        if self.data is None or isinstance(self.screen, AccuracyScreen):
+            return
+
+        def chosen(choice: Choice | None) -> None:
+            if choice is not None:
+                self.post_message(OpenFrame(choice[0], "kernels", choice[1], exact_tab=True))
+
+        self.push_screen(AccuracyScreen(self.data, self.data.accuracy), chosen)
 
     def action_help(self) -> None:
         from inspectc_tui.dialogs.help import HelpScreen

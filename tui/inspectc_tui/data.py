@@ -71,6 +71,7 @@ class ReportData:
         self.account: Account = report.account  # every trace record: used, or kept raw
         self._lock = threading.Lock()
         self.bench = report.bench  # isolated figures of `inspectc bench` (often none)
+        self.accuracy = report.accuracy  # `inspectc accuracy`'s verdicts (None: not checked)
         self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
         self.opened_as: Path = opened_as or report.path  # what the user named
         self._index(run, frames, kernels, branches or {})
@@ -115,6 +116,7 @@ class ReportData:
             self.account = fresh.account
             self.path = fresh.path
             self.bench = fresh.bench
+            self.accuracy = fresh.accuracy
             self._index(fresh.run, fresh.frames, fresh.kernels, fresh.branches)
         old.close()
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.readers import extras as compile_extras
+from inspectc.readers.accuracy import share_lines
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
 from inspectc.readers.rank_render import report_differences
 from inspectc.readers.ranks import RankDifference
@@ -132,6 +133,7 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
     config = compile_extras.config_line(run.options)
     if config:
         run_lines.append(("config", config.removeprefix("torch config not at defaults: ")))
+    run_lines.extend(share_lines(getattr(report, "accuracy", None)))  # inspectc accuracy's verdict
     timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
     return ShareInfo(
         title=title,

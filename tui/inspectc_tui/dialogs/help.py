@@ -18,6 +18,7 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("?", "this help"),
             ("i", "the run: command, versions, capture's options, problems"),
             ("t", "every graph break under its user stack (a stack trie)"),
+            ("a", "accuracy per graph (inspectc accuracy): Enter opens the kernel, s the user line"),
             ("r", "what differs between ranks: frames, caches, collectives, execution order"),
             ("e", "open the current file:line in $EDITOR"),
             ("x", "export the current frame's fusion graph (asks which folder)"),
