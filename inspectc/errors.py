@@ -41,3 +41,7 @@ class TuiMissing(InspectcError):
 
 class TorchMissing(InspectcError):
     """torch is not importable in this Python."""
+
+
+class ReproError(InspectcError):
+    """The kernel cannot be reproduced from this report (no source, symbolic shapes...)."""

@@ -4,8 +4,9 @@ vector ISA and compile command (C++). Read by ``inspectc ir`` and the TUI. No to
 from __future__ import annotations
 
 from inspectc.report.irmap import STAGES
-from inspectc.report.kernel_detail import CpuBuild, KernelDetail, grid_of, occupancy
+from inspectc.report.kernel_detail import ArgRecord, CpuBuild, KernelDetail, grid_of, occupancy
 from inspectc.report.model import Kernel
+from inspectc.trace.payloads.output_code import cpp_arg_types
 
 
 def detail_lines(detail: KernelDetail) -> list[str]:
@@ -41,13 +42,12 @@ def _v(value: object) -> str:
     return "not recorded" if value is None else str(value)
 
 
-def _arg_text(a: object) -> str:
-    kind = getattr(a, "kind", "")
-    name = getattr(a, "name", None) or "?"
-    if kind == "tensor":
-        return f"{name}: {getattr(a, 'dtype', '?')}{list(getattr(a, 'shape', ()) or ())} stride {list(getattr(a, 'stride', ()) or ())}"
-    if kind == "scalar":
-        return f"{name}={getattr(a, 'value', None)}"
+def _arg_text(a: ArgRecord) -> str:
+    name = a.name or "?"
+    if a.kind == "tensor":
+        return f"{name}: {a.dtype or '?'}{list(a.shape or ())} stride {list(a.stride or ())}"
+    if a.kind == "scalar":
+        return f"{name}={a.value}"
     return f"{name}=None"
 
 
@@ -60,5 +60,5 @@ def cpp_lines(kernel: Kernel, build: CpuBuild | None) -> list[str]:
         f"vector ISA: {build.vec_isa or 'none (scalar code)'}"
         + (f" ({build.vec_width_bits}-bit)" if build.vec_width_bits else ""),
         f"compile command (as Inductor builds a C++ kernel at this setting): {build.command}",
-        f"argument types: {', '.join(str(t) for t in kernel.meta.get('arg_types') or [])}",
+        f"argument types: {', '.join(cpp_arg_types(kernel.meta))}",
     ]

@@ -20,16 +20,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from inspectc.errors import InspectcError
+from inspectc.errors import ReproError
 from inspectc.report.kernel_detail import KernelDetail, Launch
 from inspectc.report.launch_args import LaunchArgsError, launch_from_code
 from inspectc.report.model import Kernel, to_plain
 from inspectc.report.reader import Report
 from inspectc.report.times import KernelTime
-
-
-class ReproError(InspectcError):
-    """The kernel cannot be reproduced from this report (no source, symbolic shapes...)."""
+from inspectc.trace.payloads.output_code import cpp_arg_types, kernel_device
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,7 +68,7 @@ def spec_for(report: Report, kernel: Kernel) -> ReproSpec:
             f"{kernel.name} is a {kernel.language} kernel: only Triton and C++ kernels are reproduced"
         )
     detail = report.kernel_detail(kernel) if kernel.language == "triton" else None
-    device = str(kernel.meta.get("device") or ("cuda" if kernel.language == "triton" else "cpu"))
+    device = kernel_device(kernel.meta, kernel.language)
     launch = _launch(report, kernel, detail, device)
     source = _inner_source(report.kernel_source(kernel), kernel)
     if detail is not None and detail.python_source:
@@ -81,7 +78,7 @@ def spec_for(report: Report, kernel: Kernel) -> ReproSpec:
         name=kernel.name,
         language=kernel.language,
         source=source,
-        arg_types=tuple(str(t) for t in kernel.meta.get("arg_types") or ()),
+        arg_types=tuple(cpp_arg_types(kernel.meta)),
         launch=launch,
         config=detail.config if detail is not None and detail.config else None,
         in_run_median_us=_per_launch(time),
@@ -127,13 +124,13 @@ def render_script(spec: ReproSpec, *, report_name: str, compile_id: str) -> str:
         {
             "name": spec.name,
             "language": spec.language,
-            "arg_types": list(spec.arg_types),
+            "cpp_arg_types": list(spec.arg_types),
             "args": to_plain(spec.launch.args),
             "launch_source": spec.launch.source,
             "config": spec.config,
             "in_run_median_us": spec.in_run_median_us,
             "in_run_n": spec.in_run_n,
-            "device": spec.device,
+            "default_device": spec.device,
         },
         indent=1,
     )
@@ -177,7 +174,7 @@ def make_arg(a, gen):
     dtype = getattr(torch, a["dtype"])
     shape, stride = a["shape"], a["stride"]
     extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride) if s > 0) + a.get("offset", 0)
-    device = a.get("device") or SPEC["device"]
+    device = a.get("device") or SPEC["default_device"]
     if dtype.is_floating_point:
         flat = torch.randn(extent, generator=gen, dtype=torch.float32).to(dtype)
     elif dtype == torch.bool:
@@ -213,7 +210,7 @@ def load_triton():
 def load_cpp():
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
-    return CppPythonBindingsCodeCache.load_pybinding(SPEC["arg_types"], SOURCE)
+    return CppPythonBindingsCodeCache.load_pybinding(SPEC["cpp_arg_types"], SOURCE)
 
 
 def profiled_us(call, reps, sync, flush=None):
