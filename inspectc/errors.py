@@ -19,3 +19,7 @@ class ReportError(InspectcError):
 
 class CaptureError(InspectcError):
     """Capture could not start (never raised once the user's program runs)."""
+
+
+class ReportBusy(InspectcError):
+    """Another live ``inspectc run`` is writing the report named by ``-o``."""

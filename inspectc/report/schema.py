@@ -60,6 +60,9 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
+#   4: a frame's status may be ``interrupted`` (SIGINT/SIGTERM stopped the run during its
+#      compile; read as ``empty_graph`` or ``compiling`` before). Additive: older readers show
+#      the status as it is; the version number is left for the lead to combine.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
