@@ -153,6 +153,9 @@ class Captures:
     ) -> CapturedRun:
         """Capture *sample* once. *cache* names a private Inductor cache (cold on first use)."""
         key = (sample, label, cache or "", *run_opts, *args)
+        unmarked = _unmarked()
+        if unmarked is not None:  # every capture compiles
+            raise AssertionError(f"{unmarked.nodeid} captures {sample} but has no @pytest.mark.capture")
         if key not in self._done:
             name = Path(sample).stem + (f"-{cache}" if cache else "") + (f"-{label}" if label else "")
             name += f"-{len(self._done)}" if (self.base / name).exists() else ""

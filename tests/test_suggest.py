@@ -17,7 +17,7 @@ from conftest import Captures, run_cli
 from inspectc.readers.resume import bytecode, created_by
 from inspectc.report.open import open_report
 
-pytestmark = pytest.mark.usefixtures("captures")
+pytestmark = [pytest.mark.capture, pytest.mark.usefixtures("captures")]
 
 
 def torch_minor() -> tuple[int, int]:
