@@ -9,7 +9,7 @@ TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: setup sysdeps demo test lint typecheck pytest bench clean
+.PHONY: setup sysdeps demo test lint typecheck pytest pytest-quick bench clean
 
 setup: $(STAMP)
 
@@ -52,10 +52,15 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui
 
-# tests/ and tui/tests/ each have a conftest module: run them as two sessions.
+# tests/ and tui/tests/ each have a conftest module: run them as two sessions. tui/tests runs
+# and reports even when tests/ fails; the target fails if either did.
 pytest: setup sysdeps
-	$(PY) -m pytest -q tests
-	$(PY) -m pytest -q tui/tests
+	@$(PY) -m pytest -q tests; a=$$?; $(PY) -m pytest -q tui/tests; b=$$?; \
+	  [ $$a -eq 0 ] && [ $$b -eq 0 ] || { echo "pytest: tests/ exit $$a, tui/tests exit $$b"; exit 1; }
+
+# The quick lane: everything that compiles nothing (no torch.compile, no inspectc run).
+pytest-quick: setup
+	$(PY) -m pytest -q -m "not capture" tests
 
 test: lint typecheck pytest
 

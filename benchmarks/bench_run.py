@@ -10,6 +10,11 @@ times its own steps after capture's timing window has closed. Target: within 2% 
 
     python benchmarks/bench_run.py [--rounds 3] [--script samples/mlp_train.py -- --steps 5]
     python benchmarks/bench_run.py --loop [--rounds 3] [-- --model mlp --steps 400]
+    python benchmarks/bench_run.py --profile [--script ...]
+
+--profile: one cold `inspectc run` under cProfile; prints where capture's own time goes (the
+timing window: profiler start/stop, reading its events; the trace handler; start and stop),
+cumulative seconds of the top entries in inspectc.capture and torch.profiler.
 """
 
 from __future__ import annotations
@@ -69,20 +74,42 @@ def loop(opts: argparse.Namespace, inspectc: list[str], work: Path) -> None:
         print(f"{name:<22}{med:>10.3f}{min(t):>9.3f}{max(t):>9.3f}{med / base:>8.3f}")
 
 
+def profile(opts: argparse.Namespace, work: Path) -> None:
+    import pstats
+
+    out = work / "run.prof"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "inspectc", "run", "-q"]
+    cmd += ["-o", str(work / "r.inspectc"), opts.script, *opts.args]
+    timed(cmd, dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / "cache")))
+    stats = pstats.Stats(str(out))
+    rows = []
+    for (filename, line, name), (_, _, _, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        if "inspectc/capture/" in filename or "torch/profiler/" in filename:
+            rows.append((cumulative, f"{Path(filename).name}:{line}({name})"))
+    print(f"script: {opts.script} {' '.join(opts.args)}; cProfile of one cold inspectc run")
+    print(f"{'cumulative s':>12}  function")
+    for cumulative, where in sorted(rows, reverse=True)[:25]:
+        print(f"{cumulative:>12.3f}  {where}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--script", default=str(ROOT / "samples" / "graph_breaks.py"))
     parser.add_argument("--loop", action="store_true", help="step time of a training loop after the window")
+    parser.add_argument("--profile", action="store_true", help="where capture's own time goes (cProfile)")
     parser.add_argument("args", nargs="*")
     opts = parser.parse_args()
     inspectc = [str(Path(sys.executable).parent / "inspectc")]
     if not Path(inspectc[0]).exists():
         inspectc = [sys.executable, "-m", "inspectc"]
     work = Path(tempfile.mkdtemp(prefix="bench-run-"))
-    if opts.loop:
+    if opts.loop or opts.profile:
         try:
-            loop(opts, inspectc, work)
+            if opts.loop:
+                loop(opts, inspectc, work)
+            else:
+                profile(opts, work)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return

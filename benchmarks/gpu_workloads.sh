@@ -12,7 +12,7 @@
 # of all rows. Everything else (each run's own output, its summary, its kernel table) goes to
 # $OUT/gpu_workloads.log. Reports: $OUT/gpu_reports.tar.gz (all) and the main ones beside it.
 # Total budget: BUDGET_S (default 450 s); rows that would start after it are SKIPped.
-# DEVICE=cpu runs the same rows on CPU (a smoke test of this script; slow, GPU checks fail).
+# ONLY="hf_bert dynamic" runs those rows alone. DEVICE=cpu runs the same rows on CPU (a smoke test of this script; slow, GPU checks fail).
 
 set -u
 cd "$(dirname "$0")/.."
@@ -60,6 +60,9 @@ run_row() {
   local now=$(($(date +%s) - START))
   echo
   say "== $name: inspectc run $sample $*"
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
+    return  # ONLY="row row ..." runs those rows alone
+  fi
   if [ "$now" -ge "$BUDGET_S" ]; then
     say "SKIP $name: time budget of ${BUDGET_S}s used (${now}s elapsed)"
     ROWS+=("$name|SKIP|-")

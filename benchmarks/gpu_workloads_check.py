@@ -14,7 +14,6 @@ from collections.abc import Callable
 from inspectc.report.model import Frame
 from inspectc.report.open import open_report
 from inspectc.report.reader import Report
-from inspectc.trace.payloads import extras as compile_extras
 
 
 class Row:
@@ -62,35 +61,34 @@ def sin_sin(row: Row) -> None:
 
 
 def reduce_overhead(row: Row) -> None:
-    recorded = [f for f in row.frames if compile_extras.extra(f, "cudagraphs")]
+    recorded = [f for f in row.frames if f.cudagraphs is not None and f.cudagraphs.recorded]
     row.check(bool(recorded), f"frames recorded as CUDA graphs: {len(recorded)}/{len(row.frames)}")
     for f in row.frames:
-        graphs = compile_extras.extra(f, "cudagraphs")
-        state = f"recorded x{graphs['recorded']}" if graphs else "not recorded"
+        graphs = f.cudagraphs
+        state = f"recorded x{graphs.recorded}" if graphs is not None and graphs.recorded else "not recorded"
         skip = f", skipped: {f.cudagraph_skip_reason.splitlines()[0]}" if f.cudagraph_skip_reason else ""
         row.info(f"{f.compile_id} {f.function}(): {state}{skip}; {f.kernel_count} kernels, {_region(f)}")
     row.details.append(f"cudagraphs in {len(recorded)}/{len(row.frames)} frames")
 
 
 def max_autotune(row: Row) -> None:
-    tuned = [e for f in row.frames for e in compile_extras.extra(f, "autotuning") or []]
+    tuned = [e for f in row.frames for e in f.autotuning]
     row.check(bool(tuned), f"autotuned ops: {len(tuned)}")
     row.check(
-        all(e.get("num_choices", 0) >= 2 and e.get("choices") for e in tuned),
+        all((e.num_choices or 0) >= 2 and e.choices for e in tuned),
         "every op lists its benchmarked choices",
     )
-    row.check(any(e.get("num_triton_choices", 0) > 0 for e in tuned), "Triton templates among the choices")
+    row.check(any((e.num_triton_choices or 0) > 0 for e in tuned), "Triton templates among the choices")
     for e in tuned:
-        top = ", ".join(
-            f"{c['name']} {c['ms']:.4f}ms" for c in e.get("choices", [])[:3] if c.get("ms") is not None
-        )
+        top = ", ".join(f"{c.name} {c.ms:.4f}ms" for c in e.choices[:3] if c.ms is not None)
+        triton = "?" if e.num_triton_choices is None else e.num_triton_choices
         row.info(
-            f"{e.get('op')}({e.get('shapes')}): {e.get('num_choices')} choices "
-            f"({e.get('num_triton_choices', '?')} Triton) in {e.get('seconds', '?')}s; best: {top}"
+            f"{e.op}({e.shapes}): {e.num_choices} choices ({triton} Triton)"
+            f" in {'?' if e.seconds is None else e.seconds}s; best: {top}"
         )
     if tuned:
         e = tuned[0]
-        row.details.append(f"{len(tuned)} ops, {e.get('num_choices')} choices, picked {e.get('best')}")
+        row.details.append(f"{len(tuned)} ops, {e.num_choices} choices, picked {e.best}")
 
 
 def timm(row: Row) -> None:
@@ -116,7 +114,7 @@ def hf_generate(row: Row) -> None:
     row.check(len(row.frames) >= 3, f"frames across generation steps: {len(row.frames)}")
     row.check(len(recompiled) >= 2, f"recompiles: {len(recompiled)}")
     row.check(all(r.guard for f in recompiled for r in f.recompiles), "each recompile names its guard")
-    dynamic = [f for f in row.frames if compile_extras.extra(f, "symbolic_shapes")]
+    dynamic = [f for f in row.frames if f.symbolic_shapes is not None and f.symbolic_shapes.symbols]
     row.check(bool(dynamic), "a recompile made sizes dynamic (symbols)")
     for f in recompiled:
         row.info(f"{f.compile_id}: {f.recompiles[0].guard} (guard of {f.recompiles[0].earlier_compile_id})")
@@ -131,12 +129,12 @@ def hf_pipeline(row: Row) -> None:
 
 def dynamic(row: Row) -> None:
     row.check(len(row.frames) == 1, f"one compile for three sizes ({len(row.frames)} frames)")
-    shapes = compile_extras.extra(row.frames[0], "symbolic_shapes") if row.frames else None
-    row.check(bool(shapes and shapes.get("symbols")), "symbols recorded")
+    shapes = row.frames[0].symbolic_shapes if row.frames else None
+    row.check(bool(shapes and shapes.symbols), "symbols recorded")
     if shapes:
-        names = ", ".join(f"{s['symbol']}={s['source']}" for s in shapes["symbols"])
-        row.info(f"symbols: {names}; guards: {[g['expr'] for g in shapes['guards']][:5]}")
-        row.details.append(f"{len(shapes['symbols'])} symbols, {len(shapes['guards'])} shape guards")
+        names = ", ".join(f"{s.symbol}={s.source}" for s in shapes.symbols)
+        row.info(f"symbols: {names}; guards: {[g.expr for g in shapes.guards][:5]}")
+        row.details.append(f"{len(shapes.symbols)} symbols, {len(shapes.guards)} shape guards")
 
 
 def _top_kernels(row: Row) -> None:

@@ -45,3 +45,7 @@ class TorchMissing(InspectcError):
 
 class ReproError(InspectcError):
     """The kernel cannot be reproduced from this report (no source, symbolic shapes...)."""
+
+
+class ReportBusy(InspectcError):
+    """Another live ``inspectc run`` is writing the report named by ``-o``."""

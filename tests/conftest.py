@@ -31,6 +31,40 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
+# -- every test that compiles carries @pytest.mark.capture ---------------------------------
+# so that `-m "not capture"` is a quick lane. Checked, not promised: a test without the mark
+# fails if Dynamo compiled a frame in this process during it (torch's own frame counter), or
+# if a CLI command it ran compiled one (run_cli points TORCH_TRACE at a probe folder and
+# looks for a `dynamo_start` record there).
+_CURRENT: list[pytest.Item] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    _CURRENT[:] = [item]
+    yield
+    _CURRENT.clear()
+
+
+def _unmarked() -> pytest.Item | None:
+    item = _CURRENT[0] if _CURRENT else None
+    return item if item is not None and item.get_closest_marker("capture") is None else None
+
+
+def _frames_compiled() -> int:
+    utils = sys.modules.get("torch._dynamo.utils")
+    counters = getattr(utils, "counters", None)
+    return sum(counters["frames"].values()) if counters is not None else 0
+
+
+@pytest.fixture(autouse=True)
+def _compiles_need_the_capture_mark(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    before = _frames_compiled()
+    yield
+    if request.node.get_closest_marker("capture") is None and _frames_compiled() != before:
+        pytest.fail(f"{request.node.nodeid} ran torch.compile but has no @pytest.mark.capture")
+
+
 def shared_traces() -> Path | None:
     """``$INSPECTC_SHARED_TRACES``, else the nearest ``shared/traces`` beside the checkout or
     beside a folder above it (a git worktree in ``wt/NAME`` finds its main checkout's)."""
@@ -70,6 +104,10 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     full_env.update(env or {})
+    unmarked, probe = _unmarked(), None
+    if unmarked is not None and "TORCH_TRACE" not in full_env:
+        probe = Path(tempfile.mkdtemp(prefix="probe-", dir=_SESSION_TMP))
+        full_env["TORCH_TRACE"] = str(probe)
     proc = subprocess.run(
         [*inspectc_cmd(), *args],
         cwd=cwd,
@@ -78,6 +116,14 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+    if probe is not None:
+        compiled = any("dynamo_start" in p.read_text(errors="replace") for p in probe.glob("*.log"))
+        shutil.rmtree(probe, ignore_errors=True)
+        if compiled and unmarked is not None:
+            raise AssertionError(
+                f"{unmarked.nodeid}: `inspectc {' '.join(args[:1])}` compiled, but the test has no"
+                " @pytest.mark.capture (so -m 'not capture' would not be a quick lane)"
+            )
     if check and proc.returncode != 0:
         raise AssertionError(
             f"inspectc {' '.join(args)} exited {proc.returncode}\n--- stdout\n{proc.stdout}"
@@ -113,6 +159,9 @@ class Captures:
     ) -> CapturedRun:
         """Capture *sample* once. *cache* names a private Inductor cache (cold on first use)."""
         key = (sample, label, cache or "", *run_opts, *args)
+        unmarked = _unmarked()
+        if unmarked is not None:  # every capture compiles
+            raise AssertionError(f"{unmarked.nodeid} captures {sample} but has no @pytest.mark.capture")
         if key not in self._done:
             name = Path(sample).stem + (f"-{cache}" if cache else "") + (f"-{label}" if label else "")
             name += f"-{len(self._done)}" if (self.base / name).exists() else ""

@@ -124,7 +124,8 @@ def test_warm_cache_is_marked_and_complete(gb_cold: CapturedRun, gb_warm: Captur
 
 
 def test_training_step_has_forward_and_backward(captures: Captures) -> None:
-    run = captures.get("mlp_train.py", "--steps", "3")
+    # the capture test_backward, test_fusion_timings, test_bench and test_diff share: no compile of its own
+    run = captures.get("mlp_train.py", "--steps", "12", cache="fusion-mlp")
     assert run.proc.returncode == 0, run.proc.stderr
     with open_report(run.report) as report:
         (frame,) = [f for f in report.frames if f.kernel_count]

@@ -341,9 +341,17 @@ def test_signal_while_compiling(name: str, scripts: Path, tmp_path: Path) -> Non
     with open_report(report) as r:
         assert r.run.end_reason == reason
         assert [f.function for f in r.frames] == ["many_ops"]
+        # the compile the signal cut is "interrupted", never an empty graph
+        assert r.frames[0].status == ("compiling" if name == "SIGKILL" else "interrupted")
         assert any(e.name == "dynamo_start" for e in r.events())
     summary = run_cli("summary", str(report))
     assert summary.returncode == 0 and said in summary.stdout, summary.stdout
+    gate = run_cli("check", str(report), "--fail-on-error")
+    assert gate.returncode != 0, gate.stdout  # a signal's exit, or a run that never finished
+    exported = json.loads(run_cli("export", str(report), "--json", check=True).stdout)
+    assert exported["run_end"] == said
+    if name == "SIGKILL":
+        assert "the run did not finish" in gate.stdout, gate.stdout
 
 
 # -- the program forks, uses multiprocessing or threads --------------------------------------

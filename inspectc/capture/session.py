@@ -30,8 +30,8 @@ from inspectc.capture import settings, torch_api, torch_config
 from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.errors import ReportError
-from inspectc.report import origin
+from inspectc.errors import ReportBusy, ReportError
+from inspectc.report import origin, runlock
 from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
@@ -103,6 +103,7 @@ class Capture:
         self._unfinished: str | None = None  # why the report's end could not be written
         self._fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
         self._scanned: set[int] = set()
+        self._report_lock: runlock.ReportLock | None = None  # one writer per report path
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> Capture:
@@ -118,6 +119,14 @@ class Capture:
     def start(self) -> None:
         torch_version = torch_api.torch_version()  # no torch: fails here, before any file
         try:
+            self._report_lock = runlock.acquire(self.path)
+        except ReportBusy as exc:
+            if self._run.mode in ("script", "module"):
+                raise  # inspectc run: refused in one line, before the script starts
+            self.warning = f"inspectc: {exc}; running without capture"
+            print(self.warning, file=sys.stderr)
+            return
+        try:
             self._writer = ReportWriter(self.path)
         except (ReportError, OSError) as exc:
             why = (
@@ -125,6 +134,9 @@ class Capture:
             )
             self.warning = f"inspectc: {why}; running without capture"
             print(self.warning, file=sys.stderr)
+            if self._report_lock is not None:
+                self._report_lock.release()
+                self._report_lock = None
             return
         self._writer.set_meta("inspectc_version", __version__)
         self._writer.set_meta("source", "capture")
@@ -191,6 +203,8 @@ class Capture:
             return
         try:
             with self._feed_lock:
+                if end_reason in ("interrupt", "signal"):
+                    self._builder.interrupted()
                 self._builder.finish()
         except Exception as exc:  # noqa: BLE001 - recorded; the run is still written below
             self._record_error("finishing the frames", exc)
@@ -213,6 +227,9 @@ class Capture:
         except sqlite3.Error as exc:  # a reader held the file past the timeout, a bad row
             self._unfinished = f"writing its run details failed ({_why(exc)})"
         self._writer.close()
+        if self._report_lock is not None:
+            self._report_lock.release()
+            self._report_lock = None
         failure = self._writer.failure or self._unfinished
         if failure is not None:  # disk full, file removed... while the program ran
             self.warning = (
@@ -327,6 +344,9 @@ class Capture:
             self._timer = None
         if self._writer is not None:
             self._writer.abandon()
+        if self._report_lock is not None:
+            self._report_lock.abandon()
+            self._report_lock = None
         self._writer = None
         self._builder = None
 

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inspectc.capture import torch_api
+from inspectc.capture import exit_path, torch_api
 from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
@@ -249,6 +249,9 @@ class KernelTimer:
         self._ticks = 0
         self.windows += 1
         self._note_environment()
+        why = exit_path.guard_forked_children()  # Kineto's statics hang a forked child's exit()
+        if why is not None and why not in self.errors:
+            self.errors.append(why)
         self._prof = quietly(torch_api.start_profiler)
         self.own_seconds += time.perf_counter() - t0
 
@@ -256,6 +259,10 @@ class KernelTimer:
         t0 = time.perf_counter()
         prof, self._prof = self._prof, None
         results = quietly(lambda: torch_api.stop_profiler(prof))
+        if torch_api.cupti_teardown_started():  # exit() could wait for it forever
+            why = exit_path.leave_before_static_destructors()
+            if why is not None and why not in self.errors:
+                self.errors.append(why)
         self._note_environment()
         # reading the events costs ~1 us each: deferred to stop(), out of the user's loop
         if isinstance(results, Missing):

@@ -331,6 +331,17 @@ def stop_profiler(prof: Any) -> Any | Missing:
     return results
 
 
+def cupti_teardown_started() -> bool:
+    """Whether a profiler stop in this process started Kineto's CUPTI teardown.
+
+    With ``TEARDOWN_CUPTI=1`` and CUDA profiled, each ``prof.stop()`` starts a detached
+    thread (``CuptiActivityApi::teardownContext``) that waits without a timeout on a static
+    condition variable, signalled from the callback of a later CUDA *runtime* API call.
+    """
+    cuda = getattr(sys.modules.get("torch"), "cuda", None)
+    return cuda is not None and os.environ.get("TEARDOWN_CUPTI") == "1" and bool(cuda.is_initialized())
+
+
 def kineto_activity(event: Any) -> str:
     """Kineto activity type of a raw event (``_KinetoEvent.activity_type()``, torch >= 2.12).
 

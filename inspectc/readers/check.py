@@ -6,7 +6,8 @@ every break that happened (not unique locations); DDPOptimizer's splits are not 
 ``--fail-on-rank-differences [KINDS]`` fails when the ranks of a multi-rank report differ
 (``rank_render.report_differences``: frames, caches, collectives, execution order...).
 Recompiles are frames compiled again because a guard failed. ``--fail-on-error`` fails on
-frames whose compile failed and on a run that ended with an exception or a non-zero exit.
+frames whose compile failed, on a run that ended with an exception or a non-zero exit, and on
+a run whose report has no end (``end_reason: "running"``: killed, or still running).
 """
 
 from __future__ import annotations
@@ -159,6 +160,9 @@ def _errors(frames: Sequence[Frame], run: Run) -> list[str]:
                 f"{rank}{f.compile_id} {f.function or '?'}() failed to compile: "
                 f"{f.failure.fail_type or '?'}: {one_line(flat(f.failure.reason), 160)}"
             )
+    if run.end_reason == "running":
+        # the report never got its end: killed (SIGKILL, os._exit, a crash) or still running
+        out.append("the run did not finish: its report has no end (killed, or still running?)")
     if run.exception:
         out.append(f"the run ended with {one_line(run.exception, 100)}")
     elif run.exit_code not in (None, 0):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from inspectc.readers import programs, remedies
+from inspectc.readers import programs, remedies, summary
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
 from inspectc.readers.rank_render import export_rank_differences
@@ -32,6 +32,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "inspectc_version": report.inspectc_version or __version__,
         "torch_version": run.torch_version,
         "run": to_plain(run),
+        "run_end": summary.end_text(run),  # "exit 0", or "ended without finishing (killed?)"
         "frames": frames,
         "graph_breaks": [
             {

@@ -75,6 +75,8 @@ def no_graph_reason(frame: Frame, where: str | None = None) -> str:
         return "Compilation failed before Dynamo produced a graph (see the Graph breaks tab)."
     if frame.status == "compiling":
         return "The run ended while this frame was still compiling."
+    if frame.status == "interrupted":
+        return "The run was interrupted (SIGINT/SIGTERM) while this frame was compiling."
     if frame.graph_breaks:
         at = f" at {where}" if where else ""
         return (

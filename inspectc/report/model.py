@@ -30,7 +30,15 @@ STATUS_GRAPH_BREAK = "graph_break"
 STATUS_EMPTY = "empty_graph"
 STATUS_OK = "ok"
 STATUS_COMPILING = "compiling"  # the run ended before the frame finished compiling
-STATUSES = (STATUS_FAILED, STATUS_GRAPH_BREAK, STATUS_EMPTY, STATUS_OK, STATUS_COMPILING)
+STATUS_INTERRUPTED = "interrupted"  # SIGINT/SIGTERM stopped the run during this compile
+STATUSES = (
+    STATUS_FAILED,
+    STATUS_GRAPH_BREAK,
+    STATUS_EMPTY,
+    STATUS_OK,
+    STATUS_COMPILING,
+    STATUS_INTERRUPTED,
+)
 
 # Graph kinds a frame may carry (key -> human title).
 GRAPH_KINDS: dict[str, str] = {

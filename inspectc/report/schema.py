@@ -69,6 +69,9 @@ FORMAT = "inspectc-report"
 #      compiled vs eager vs fp64 per output, the first diverging stage, CompilerBisector's
 #      subsystem, the first diverging FX node with its kernels and user line). Additive: older
 #      readers ignore the key; a report without it reads as "accuracy not checked".
+#      Also 3 (additive): a frame's status may be ``interrupted`` (SIGINT/SIGTERM stopped the run during its
+#      compile; read as ``empty_graph`` or ``compiling`` before). Older readers show
+#      the status as it is.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

@@ -170,6 +170,23 @@ class Builder:
         self._put(state)
         return done is not False or used
 
+    def interrupted(self) -> None:
+        """SIGINT/SIGTERM ended the run: mark the compile it cut short, not ``empty_graph``.
+
+        A KeyboardInterrupt (or capture's SIGTERM exception) is no ``Exception``: Dynamo
+        writes the frame's ``compilation_metrics`` with no ``fail_type`` and no op count, which
+        reads as an empty graph. The frames still compiling, and the last one to finish if it
+        has no op count and no failure, are the ones the signal stopped.
+        """
+        finished = [s for s in self.entries if s.finished]
+        cut = [s for s in self.entries if not s.finished]
+        last = finished[-1] if finished else None
+        if last is not None and last.failure is None and last.metrics.op_count is None and last.empty:
+            cut.append(last)
+        for state in cut:
+            state.interrupted = True
+            self._put(state, now=True)
+
     def finish(self) -> None:
         for state in self.entries:
             self._flush_post_grad(state, backward=False)

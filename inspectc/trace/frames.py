@@ -16,6 +16,7 @@ from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
+    STATUS_INTERRUPTED,
     STATUS_OK,
     CompileId,
     CompileMetrics,
@@ -62,6 +63,7 @@ class FrameState:
     failure: Failure | None = None
     finished: bool = False
     empty: bool = False
+    interrupted: bool = False  # a signal ended the run during this compile (Builder.interrupted)
     cache: dict[str, str | None] = field(default_factory=dict)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
@@ -95,6 +97,8 @@ class FrameState:
             status = STATUS_FAILED
         elif self.graph_breaks:
             status = STATUS_GRAPH_BREAK
+        elif self.interrupted:
+            status = STATUS_INTERRUPTED
         elif not self.finished and not self._autograd_graph():
             status = STATUS_COMPILING
         elif self.empty:

@@ -20,6 +20,7 @@ from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
+    STATUS_INTERRUPTED,
     STATUS_OK,
     Run,
 )
@@ -30,6 +31,7 @@ STATUS_STYLE = {
     STATUS_EMPTY: "dim",
     STATUS_OK: "green",
     STATUS_COMPILING: "magenta",
+    STATUS_INTERRUPTED: "magenta",
 }
 STATUS_LABEL = {
     STATUS_FAILED: "failed",
@@ -37,6 +39,7 @@ STATUS_LABEL = {
     STATUS_EMPTY: "empty",
     STATUS_OK: "ok",
     STATUS_COMPILING: "compiling",
+    STATUS_INTERRUPTED: "interrupted",
 }
 
 

@@ -25,6 +25,7 @@ from inspectc.report.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
+    STATUS_INTERRUPTED,
     STATUS_OK,
     Kernel,
 )
@@ -162,6 +163,7 @@ STATUS_FILL = {
     STATUS_FAILED: "#fcbba1",
     STATUS_EMPTY: "#f0f0f0",
     STATUS_COMPILING: "#fff7bc",
+    STATUS_INTERRUPTED: "#fff7bc",
 }
 
 
