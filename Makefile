@@ -52,15 +52,16 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui
 
-# tests/ and tui/tests/ each have a conftest module: run them as two sessions. tui/tests runs
+# tests/ and tui/tests/ each have a conftest module: run them as two sessions. tests/ runs on
+# two workers (pytest-xdist; a file's tests share one worker and its fixtures). tui/tests runs
 # and reports even when tests/ fails; the target fails if either did.
 pytest: setup sysdeps
-	@$(PY) -m pytest -q tests; a=$$?; $(PY) -m pytest -q tui/tests; b=$$?; \
+	@$(PY) -m pytest -q -n 2 --dist loadfile tests; a=$$?; $(PY) -m pytest -q tui/tests; b=$$?; \
 	  [ $$a -eq 0 ] && [ $$b -eq 0 ] || { echo "pytest: tests/ exit $$a, tui/tests exit $$b"; exit 1; }
 
 # The quick lane: everything that compiles nothing (no torch.compile, no inspectc run).
 pytest-quick: setup
-	$(PY) -m pytest -q -m "not capture" tests
+	$(PY) -m pytest -q -n 2 -m "not capture" tests
 
 test: lint typecheck pytest
 
