@@ -31,7 +31,7 @@ from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
-from inspectc.report import origin, runlock
+from inspectc.report import runlock
 from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
@@ -140,7 +140,6 @@ class Capture:
             return
         self._writer.set_meta("inspectc_version", __version__)
         self._writer.set_meta("source", "capture")
-        self._writer.set_meta(origin.ORIGIN_KEY, origin.current())  # who may re-run it unasked
         rank, world = torch_api.dist_rank()
         self._run = replace(
             self._run,

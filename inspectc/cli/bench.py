@@ -13,7 +13,6 @@ import stat
 import sys
 from pathlib import Path
 
-from inspectc.cli import consent
 from inspectc.errors import UsageError
 from inspectc.report import safedb
 
@@ -56,12 +55,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         if args.kernel and not any(k.name == args.kernel for k in report.kernels):
             raise UsageError(f"no kernel {args.kernel} in {args.report}")
-        consent.confirm(
-            dict(report.meta),
-            what="bench",
-            command=f"the output code recorded in {shown(args.report)}",
-            yes=args.yes,
-        )
         from inspectc.capture.bench import bench_report  # imports torch
         from inspectc.capture.bench_measure import Settings
 
@@ -137,7 +130,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=int, default=5, help="rounds the CV is taken over (default 5)")
     p.add_argument("--min-rounds", type=int, default=5, help="rounds at least (default 5)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    p.add_argument(
-        "--yes", action="store_true", help="run the output code of a report made elsewhere without asking"
-    )
     p.set_defaults(func=cmd_bench)

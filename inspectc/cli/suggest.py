@@ -11,14 +11,12 @@ resume function the break created.
 from __future__ import annotations
 
 import argparse
-import shlex
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspectc.cli import consent
 from inspectc.errors import UsageError
 from inspectc.readers.analysis import Totals, break_groups, totals
 from inspectc.readers.remedies import Remedy, remedies
@@ -52,20 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--only", action="append", default=[], help="a GB id (GB0124) or config key to try")
     p.add_argument("--budget", type=float, default=900.0, help="seconds for all re-runs (default 900)")
     p.add_argument("--list", action="store_true", help="list the remedies without running anything")
-    p.add_argument(
-        "--yes",
-        action="store_true",
-        help="run the recorded command of a report made elsewhere without asking",
-    )
     p.set_defaults(func=cmd_suggest)
 
 
 def cmd_suggest(args: argparse.Namespace) -> int:
     with open_report(args.report) as report:
-        frames, run, meta = list(report.frames), report.run, dict(report.meta)
-    # Trial reports go beside what the user named (a bundle's report lives in a temporary
-    # folder that is gone once it closes).
-    source = Path(args.report)
+        frames, run = list(report.frames), report.run
+        source = Path(report.path if not Path(args.report).is_dir() else args.report)
     found = [r for r in remedies(frames) if _wanted(r, args.only)]
     tries = [r for r in found if r.change is not None]
     print(
@@ -82,8 +73,6 @@ def cmd_suggest(args: argparse.Namespace) -> int:
             print(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
         return 0
     command, cwd = _recorded_command(run)
-    shown = f"cd {shlex.quote(cwd)} && inspectc run {shlex.join(command)}"
-    consent.confirm(meta, what="suggest", command=shown, yes=args.yes)
     deadline = time.monotonic() + args.budget
     base = _trial("baseline", [], command, cwd, _free_path(source, "baseline"), deadline)
     for remedy in tries:
@@ -126,7 +115,7 @@ def _recorded_command(run: Run) -> tuple[list[str], str]:
 
 
 def _free_path(source: Path, word: str) -> Path:
-    stem = source.name.removesuffix(".inspectc").removesuffix(".zip")
+    stem = source.name.removesuffix(".inspectc")
     for n in range(1, 10_000):
         candidate = source.with_name(f"{stem}.{word}-{n}.inspectc")
         if not candidate.exists() and not candidate.is_symlink():
