@@ -10,7 +10,6 @@ import importlib.machinery
 import importlib.util
 import os
 import signal
-import stat
 import sys
 import traceback
 import types
@@ -43,7 +42,10 @@ def prepare_script(path: str) -> types.CodeType:
         if not main.exists():
             raise UsageError(f"'{path}' is a directory with no __main__.py")
         script = main
-    source = read_script(script, path)
+    try:
+        source = script.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
     try:
         return compile(source, str(script), "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -51,37 +53,6 @@ def prepare_script(path: str) -> types.CodeType:
         raise UsageError(f"syntax error in {where}: {exc.msg}") from None
     except ValueError as exc:
         raise UsageError(f"cannot compile '{path}': {exc}") from None
-
-
-# A script is source, not data: Python itself stops at 2 GiB. INSPECTC_MAX_SCRIPT_MB raises it.
-MAX_SCRIPT_MB = 64
-
-
-def read_script(script: Path, shown: str) -> bytes:
-    """The script's bytes: a regular file of sane size only (a FIFO would block, a device never
-    end, a 2 GiB file fill the memory), read through one descriptor so what was checked is read."""
-    env = os.environ.get("INSPECTC_MAX_SCRIPT_MB", "")
-    limit_mb = int(env) if env.isdigit() and int(env) > 0 else MAX_SCRIPT_MB
-    try:
-        fd = os.open(script, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise UsageError(f"can't open file '{shown}': {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"can't run '{shown}': not a regular file (a FIFO, device or socket)")
-        if info.st_size > limit_mb << 20:
-            raise UsageError(
-                f"can't run '{shown}': {info.st_size >> 20} MB is more than a script"
-                f" ({limit_mb} MB; INSPECTC_MAX_SCRIPT_MB raises it)"
-            )
-        try:
-            data = fh.read((limit_mb << 20) + 1)
-        except OSError as exc:
-            raise UsageError(f"can't read '{shown}': {exc.strerror}") from None
-    if len(data) > limit_mb << 20:  # grew while being read
-        raise UsageError(f"can't run '{shown}': more than {limit_mb} MB (INSPECTC_MAX_SCRIPT_MB raises it)")
-    return data
 
 
 def check_module(name: str) -> None:

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from inspectc.errors import UsageError
-from inspectc.report import safedb
 
 
 def _target(args: argparse.Namespace) -> Path | None:
@@ -105,7 +104,7 @@ def _store(path: Path, result: object) -> None:
 
 
 def _copy(source: Path, tmp: Path) -> None:
-    src, _ = safedb.connect(source)
+    src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
     dst = sqlite3.connect(tmp)
     try:
         src.backup(dst)

@@ -7,16 +7,11 @@ summary, the HTML page, the repros and the bundled report can only show what the
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
-import signal
 import stat
 import sys
 import tempfile
-import threading
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,14 +66,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def cmd_share(args: argparse.Namespace) -> int:
     if args.check:
         return _check(args.report)
-    with _sigterm_unwinds():  # the private copy of the unredacted report is removed on SIGTERM too
-        shared = share(
-            args.report,
-            output_dir=args.output_dir,
-            html=args.html,
-            redact=not args.no_redact,
-            no_source=args.no_source,
-        )
+    shared = share(
+        args.report,
+        output_dir=args.output_dir,
+        html=args.html,
+        redact=not args.no_redact,
+        no_source=args.no_source,
+    )
     for path in (shared.markdown, shared.bundle, shared.html):
         if path is not None:
             print(printable(str(path)))
@@ -92,24 +86,6 @@ def cmd_share(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
-
-
-@contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt here, so every ``with`` unwinds (temporary folders go)
-    before the process ends; the default action is put back after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def share(
@@ -231,8 +207,7 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _check_target(path: Path) -> None:
-    """An output of share may replace an earlier output of share, never a file the user made,
-    a link, a folder or a device."""
+    """An output of share may replace an earlier one, never a link, a folder or a device."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -242,35 +217,6 @@ def _check_target(path: Path) -> None:
     if not stat.S_ISREG(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
         raise UsageError(f"cannot write {shown(path)}: it is {kind} (inspectc does not write through it)")
-    if not _made_by_share(path):
-        raise UsageError(
-            f"{shown(path)} exists and is not an earlier output of inspectc share: not replaced"
-            " (move it, or write elsewhere with -o DIR)"
-        )
-
-
-_SHARE_MARKS = {".md": b"(`inspectc share`).", ".html": b"<title>inspectc: "}
-
-
-def _made_by_share(path: Path) -> bool:
-    """True for what share writes: a bundle holding its two members, or a summary or page that
-    carries share's own line. Reads at most 64 KB (a zip's directory is read, not inflated)."""
-    if path.suffix == ".zip":
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = set(archive.namelist()[:10_000])
-        except (OSError, zipfile.BadZipFile, ValueError):
-            return False
-        return {REPORT_MEMBER, SUMMARY_MEMBER} <= names
-    mark = _SHARE_MARKS.get(path.suffix)
-    if mark is None:
-        return False
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        head = fh.read(1 << 15)
-        fh.seek(max(size - (1 << 15), 0))
-        tail = fh.read(1 << 15)
-    return mark in head or mark in tail
 
 
 def _check(bundle: str) -> int:

@@ -19,7 +19,7 @@ from typing import Any
 from inspectc.errors import ReportError
 from inspectc.report import accuracy as accuracy_table
 from inspectc.report import bench as bench_table
-from inspectc.report import migrations, safedb
+from inspectc.report import migrations
 from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.report.kernel_detail import (
     CPU_BUILD_EVENT,
@@ -110,19 +110,19 @@ class Report:
         self._recovery: Callable[[], Any] | None = None
         try:
             try:
-                self._db, self._budget = safedb.connect(self.path)
-            except ReportError:
+                self._db = _connect_read_only(self.path)
+                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+            except sqlite3.OperationalError:
                 if not journal(self.path).is_file():
                     raise
                 # A run killed mid-transaction leaves a hot journal that only a writer may
                 # roll back: roll it back in a private copy, never in the user's file.
-                self._db, self._budget = self._recovered_copy()
-            self._budget.restart()
-            rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+                self._db = self._recovered_copy()
+                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
             if "no such table" in str(exc):
                 raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
-            raise safedb.stopped_error(getattr(self, "_budget", None), self.path, exc) from None
+            raise ReportError(f"{self.path} is not a readable inspectc report ({exc})") from None
         self.meta: dict[str, str] = {str(k): str(v) for k, v in rows}
         if self.meta.get("format") != FORMAT:
             raise ReportError(f"{self.path} is an SQLite database but not an inspectc report")
@@ -145,7 +145,7 @@ class Report:
         self._bench: bench_table.BenchResults | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
 
-    def _recovered_copy(self) -> tuple[sqlite3.Connection, safedb.Budget]:
+    def _recovered_copy(self) -> sqlite3.Connection:
         tmp = tempfile.mkdtemp(prefix="inspectc-recover-")
         self._recovery = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
         copy = Path(tmp) / "report.inspectc"
@@ -156,20 +156,18 @@ class Report:
             raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         self.path = copy
         db = sqlite3.connect(str(copy), check_same_thread=False)
-        try:
-            budget = safedb.harden(db)
-            db.execute("PRAGMA query_only=1")
-            safedb.verify_shape(db, self.path, budget)
-        except BaseException:
-            db.close()
-            raise
-        return db, budget
+        db.text_factory = _text
+        db.execute("PRAGMA query_only=1")
+        return db
 
     # -- metadata ----------------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        # Bounded in time, memory and by Ctrl-C (safedb); UnicodeDecodeError: sqlite3 decodes
-        # SQLite's own error messages strictly, and a corrupt schema puts raw bytes in them.
-        return safedb.run(self._db, self._budget, self.path, sql, args)
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
+            # corrupt schema puts raw bytes in them.
+            raise ReportError(f"{self.path}: report is corrupt or truncated ({exc})") from None
 
     def _meta_json(self, key: str) -> Any:
         text = self.meta.get(key)
@@ -411,3 +409,16 @@ def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
 
 def _index(value: Any) -> int | None:
     return value if isinstance(value, int) else None
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
+    db.text_factory = _text
+    db.execute("PRAGMA busy_timeout=5000")
+    return db
+
+
+def _text(raw: bytes) -> str:
+    # TEXT cells of a corrupt or hostile file may hold invalid UTF-8 (sqlite3 would raise
+    # UnicodeDecodeError on the whole query).
+    return raw.decode("utf-8", "replace")

@@ -11,7 +11,6 @@ import tempfile
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.report import safedb
 from inspectc.report.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, SQLITE_MAGIC, journal
 
 
@@ -133,17 +132,15 @@ def replaceable_report(path: str | os.PathLike[str]) -> bool:
         return True
     if head != SQLITE_MAGIC:
         return False
-    try:  # immutable: read the file as it is, whatever journal is beside it; verified, bounded
-        db, budget = safedb.connect(target, immutable=True)
-    except ReportError:
+    try:  # immutable: read the file as it is, whatever journal is beside it
+        db = sqlite3.connect(target.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        finally:
+            db.close()
+    except (sqlite3.Error, UnicodeDecodeError):
         return False
-    try:
-        rows = safedb.run(db, budget, target, "SELECT value FROM meta WHERE key = 'format'")
-    except ReportError:
-        return False
-    finally:
-        db.close()
-    return bool(rows) and rows[0][0] == FORMAT
+    return row is not None and row[0] == FORMAT
 
 
 def umask() -> int:
@@ -151,27 +148,3 @@ def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def free_name(path: Path) -> Path:
-    """*path*, or ``stem-2.suffix``, ``stem-3.suffix``...: the first name where nothing is (a
-    dangling link counts as something)."""
-    candidate, n = path, 1
-    while os.path.lexists(candidate):
-        n += 1
-        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-    return candidate
-
-
-def create_new(path: Path, data: bytes) -> None:
-    """Write *data* as a new file at *path*: written beside it under a private temporary name,
-    then hard-linked into place, which fails (FileExistsError) when anything is at *path* --
-    a file, a folder or a link: nothing inspectc did not create is replaced or written through."""
-    fd, tmp = tempfile.mkstemp(prefix=".inspectc-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
-        os.link(tmp, path)
-    finally:
-        os.unlink(tmp)

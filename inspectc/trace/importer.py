@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -118,8 +118,8 @@ def _file_rank(path: Path) -> int | None:
     named = rank_from_name(path)
     found: int | None = None
     try:
-        with _open_log(path) as stream:  # a bounded peek: 200 lines of at most 1 MB each
-            for line in itertools.islice(iter(lambda: stream.readline(1 << 20), ""), _PEEK_LINES):
+        with _open_log(path) as stream:
+            for line in itertools.islice(stream, _PEEK_LINES):
                 if not line.startswith("\t"):
                     match = _RANK_IN_RECORD.search(line)
                     if match:
@@ -151,52 +151,6 @@ def _check_distinct_ranks(files: list[LogFile]) -> None:
                 " different runs; import them one at a time"
             )
         seen[f.rank] = f.path
-
-
-# Bounds on what one import reads (decompressed for .gz): a line, and all lines together.
-# INSPECTC_MAX_LOG_LINE_MB and INSPECTC_MAX_LOG_MB raise them for a log you trust.
-MAX_LINE_MB = 256  # Inductor output code of a huge model is ~100 MB on one payload line
-MAX_LOG_MB = 16 << 10  # 16 GB of text in all
-MAX_BLANK_LINES = 1_000_000  # log shippers stutter a few; a file of nothing else is no log
-
-
-def _env_mb(name: str, default: int) -> int:
-    text = os.environ.get(name, "")
-    return int(text) if text.isdigit() and int(text) > 0 else default
-
-
-def bounded_lines(stream: IO[str], path: Path, on_error: Callable[[int, str], None]) -> Iterator[str]:
-    """*stream*'s lines, each at most ``MAX_LINE_MB`` (a longer one is skipped in bounded
-    chunks and said), all together at most ``MAX_LOG_MB``: a .gz that inflates a line to
-    gigabytes, or a file of nothing but newlines, ends in one line, not a MemoryError."""
-    line_cap = _env_mb("INSPECTC_MAX_LOG_LINE_MB", MAX_LINE_MB) << 20
-    total_cap = _env_mb("INSPECTC_MAX_LOG_MB", MAX_LOG_MB) << 20
-    total = number = blank = 0
-    while True:
-        line = stream.readline(line_cap)
-        if not line:
-            return
-        number += 1
-        total += len(line)
-        if len(line) >= line_cap and not line.endswith("\n"):
-            while True:  # the rest of an over-long line, skipped in bounded chunks
-                rest = stream.readline(1 << 20)
-                total += len(rest)
-                if total > total_cap:
-                    break
-                if not rest or rest.endswith("\n"):
-                    break
-            on_error(number, f"line longer than {line_cap >> 20} MB (INSPECTC_MAX_LOG_LINE_MB): skipped")
-            line = "\n"
-        if line == "\n" or line == "\r\n":
-            blank += 1
-            if blank > MAX_BLANK_LINES:
-                raise UsageError(f"{path}: more than {MAX_BLANK_LINES:,} empty lines: not a TORCH_TRACE log")
-        if total > total_cap:
-            raise UsageError(
-                f"{path}: more than {total_cap >> 20} MB of text (INSPECTC_MAX_LOG_MB raises the limit)"
-            )
-        yield line
 
 
 def _regular(path: Path) -> bool:
@@ -290,8 +244,9 @@ def _import_files(
         try:
             result.bytes_read += log.path.stat().st_size
             with _open_log(log.path) as stream:
-                lines = bounded_lines(stream, log.path, on_error)
-                for record in iter_records(lines, on_error=on_error, year=_year_of(log.path), check_md5=True):
+                for record in iter_records(
+                    stream, on_error=on_error, year=_year_of(log.path), check_md5=True
+                ):
                     builder.feed(record.metadata, record.payload, record.timestamp)
                     if record.timestamp is not None:
                         first_ts = record.timestamp if first_ts is None else first_ts

@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 from inspectc.report.reader import Report
-from inspectc.report.target import create_new, free_name
 
 # Editors that take `path:line` rather than `+line path`.
 _COLON_EDITORS = {"subl", "zed", "hx", "helix"}
@@ -56,16 +55,15 @@ def export_graph(
         raise LookupError("graph export not available")
     text = fusion_dot(report, compile_id) if rank is None else fusion_dot(report, compile_id, rank=rank)
     stem = export_file_stem(named or report.path, compile_id, rank)
-    # New files only: a name already taken (a file, a link) gets -2, -3...; nothing is
-    # replaced or written through a link.
-    dot_path = free_name(out_dir / f"{stem}.dot")
-    create_new(dot_path, text.encode("utf-8"))
+    dot_path = out_dir / f"{stem}.dot"
+    dot_path.write_text(text, encoding="utf-8")
     written = [dot_path]
     dot = shutil.which("dot")
     if dot is not None:
-        result = subprocess.run([dot, "-Tsvg", str(dot_path)], capture_output=True, timeout=120)
+        svg_path = out_dir / f"{stem}.svg"
+        result = subprocess.run(
+            [dot, "-Tsvg", str(dot_path), "-o", str(svg_path)], capture_output=True, timeout=120
+        )
         if result.returncode == 0:
-            svg_path = free_name(out_dir / f"{stem}.svg")
-            create_new(svg_path, result.stdout)
             written.append(svg_path)
     return written

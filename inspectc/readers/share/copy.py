@@ -22,7 +22,6 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.readers.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
-from inspectc.report import safedb
 from inspectc.report.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
 from inspectc.report.schema import compress, decompress
 from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
@@ -160,10 +159,9 @@ def redacted_copy(
     """
     dest = Path(dest)
     dest.unlink(missing_ok=True)
-    source, _ = safedb.connect(Path(src))  # verified: plain tables of the expected shape only
+    source = sqlite3.connect(Path(src).resolve().as_uri() + "?mode=ro", uri=True)
     db = sqlite3.connect(str(dest), isolation_level=None)
     try:
-        safedb.harden(db)
         source.backup(db)
         source.close()
         db.execute("PRAGMA journal_mode=DELETE")
