@@ -22,6 +22,7 @@ from pathlib import Path
 from inspectc.errors import ReportError
 from inspectc.readers.share.copy import CHECKSUM_KEYS
 from inspectc.readers.share.redact import KINDS, redactor_for
+from inspectc.report import untrusted
 from inspectc.report.bundle import open_bundle
 from inspectc.report.schema import decompress
 
@@ -74,8 +75,7 @@ def scan_bundle(path: str | os.PathLike[str], *, this_machine: bool = True) -> l
 
 
 def _report_texts(report_path: os.PathLike[str], findings: list[Finding]) -> Iterator[tuple[str, str]]:
-    db = sqlite3.connect(Path(report_path).resolve().as_uri() + "?mode=ro", uri=True)
-    db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    db, _ = untrusted.open_verified(Path(report_path))
     try:
         for key, value in db.execute("SELECT key, value FROM meta"):
             yield f"meta {key}", _without_versions(key, value)
