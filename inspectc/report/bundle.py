@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from inspectc.errors import ReportError
+from inspectc.report.exclusive import place_new
 from inspectc.report.reader import Report
 from inspectc.report.target import umask
 
@@ -159,8 +160,11 @@ def open_bundle(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPORT_BYT
     return BundleReport(path, max_bytes=max_bytes)
 
 
-def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, bytes | Path]]) -> Path:
-    """Write a bundle atomically: *members* are (name in the zip, bytes or a file to copy)."""
+def write_bundle(
+    path: str | os.PathLike[str], members: Iterable[tuple[str, bytes | Path]], *, exclusive: bool = False
+) -> Path:
+    """Write a bundle atomically: *members* are (name in the zip, bytes or a file to copy).
+    With *exclusive*, an existing file at *path* is never replaced (``exclusive.TargetExists``)."""
     path = Path(path)
     fd, tmp_name = tempfile.mkstemp(prefix=".inspectc-", suffix=".zip.tmp", dir=path.parent)
     os.close(fd)
@@ -173,7 +177,10 @@ def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, byte
                 else:
                     archive.writestr(name, data)
         os.chmod(tmp_name, 0o666 & ~umask())  # mkstemp made it private; the bundle is for sharing
-        os.replace(tmp_name, path)
+        if exclusive:
+            place_new(tmp_name, path)
+        else:
+            os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise

@@ -41,12 +41,16 @@ CACHE_KIB = 64 << 10  # page cache per connection
 WORK_STEPS = 4_000_000_000  # VM steps per query (a 100 MB report reads in far fewer)
 WALL_SECONDS = 120.0  # per query
 
-_cancelled = threading.Event()
+_generation = 0  # cancel() moves it on: every connection opened before then stops
+_lock = threading.Lock()
 
 
 def cancel() -> None:
-    """Stop every running and later query of this process (a reader thread's owner quits)."""
-    _cancelled.set()
+    """Stop every query of every connection opened so far (a reader thread's owner quits);
+    connections opened later are not affected."""
+    global _generation
+    with _lock:
+        _generation += 1
 
 
 class Budget:
@@ -58,6 +62,7 @@ class Budget:
         self.seconds = WALL_SECONDS * scale()
         self.interrupted = False
         self.reason = ""
+        self._generation = _generation
         self.reset()
 
     def reset(self) -> None:
@@ -68,7 +73,7 @@ class Budget:
     def __call__(self) -> int:
         try:
             self._done += _STEP
-            if _cancelled.is_set():
+            if _generation != self._generation:
                 self.reason = "cancelled"
                 return 1
             if self._done > self.steps:
