@@ -32,6 +32,39 @@ FREE_BYTES = 256 * 1024**2
 _CHUNK = 1 << 20
 
 
+MAX_MEMBERS = 1000  # a bundle inspectc writes holds a report, a summary, a page and repros
+TEXT_TOTAL = 256 << 20  # bytes all text members of one bundle may inflate to, together
+
+
+class MemberBudget:
+    """What the text members of one bundle may still inflate to (``share --check`` reads them).
+
+    Refuses a bundle of more than ``MAX_MEMBERS`` members; a member may be read to its ratio
+    cap and what is left of ``TEXT_TOTAL`` (limits times ``INSPECTC_LIMITS``)."""
+
+    def __init__(self, archive: zipfile.ZipFile, bundle: str | os.PathLike[str]) -> None:
+        from inspectc.report.untrusted import scale
+
+        self.bundle = bundle
+        most = int(MAX_MEMBERS * scale())
+        count = len(archive.infolist())
+        if count > most:
+            raise ReportError(f"{bundle}: bundle holds {count:,} members, more than {most:,}: refused")
+        self.total = int(TEXT_TOTAL * scale())
+        self.left = self.total
+
+    def allow(self, info: zipfile.ZipInfo) -> int:
+        if self.left <= 0:
+            raise ReportError(
+                f"{self.bundle}: its members inflate past {self.total >> 20} MB together: refused"
+                " (INSPECTC_LIMITS=N raises the limits)"
+            )
+        return min(self.left, max(1 << 20, MAX_RATIO * info.compress_size))
+
+    def spend(self, n: int) -> None:
+        self.left -= n
+
+
 def is_bundle(path: str | os.PathLike[str]) -> bool:
     """True when *path* is a regular file that starts with the zip magic."""
     try:
@@ -99,6 +132,7 @@ def extract_report(
     out = Path(target_dir) / f"report{REPORT_SUFFIX}"
     try:
         with zipfile.ZipFile(bundle) as archive:
+            MemberBudget(archive, bundle)  # refuses a bundle of too many members
             info = report_member(archive, max_bytes=max_bytes)
             limit = inflate_limit(info, max_bytes)
             written = 0

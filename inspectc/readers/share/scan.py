@@ -23,7 +23,7 @@ from inspectc.errors import ReportError
 from inspectc.readers.share.copy import CHECKSUM_KEYS
 from inspectc.readers.share.redact import KINDS, redactor_for
 from inspectc.report import untrusted
-from inspectc.report.bundle import open_bundle
+from inspectc.report.bundle import MemberBudget, open_bundle
 from inspectc.report.schema import decompress
 
 MEMBER_CAP = 64 * 1024 * 1024  # bytes read of one text member
@@ -138,11 +138,13 @@ def _without_versions(key: str, value: str) -> str:
 def _text_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     try:
         with zipfile.ZipFile(path) as archive:
+            budget = MemberBudget(archive, path)  # member count, ratio and total inflate
             for info in archive.infolist():
                 if info.is_dir() or info.filename.endswith(".inspectc"):
                     continue
                 with archive.open(info) as member:
-                    data = member.read(MEMBER_CAP)
+                    data = member.read(min(MEMBER_CAP, budget.allow(info)))
+                budget.spend(len(data))
                 yield info.filename, data.decode("utf-8", "replace")
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
         raise ReportError(f"{path}: cannot read the bundle ({exc})") from None
