@@ -33,7 +33,7 @@ _CHUNK = 1 << 20
 
 
 MAX_MEMBERS = 1000  # a bundle inspectc writes holds a report, a summary, a page and repros
-TEXT_TOTAL = 256 << 20  # bytes all text members of one bundle may inflate to, together
+TEXT_TOTAL = 128 << 20  # bytes all text members of one bundle may inflate to, together
 
 
 class MemberBudget:
@@ -52,6 +52,7 @@ class MemberBudget:
             raise ReportError(f"{bundle}: bundle holds {count:,} members, more than {most:,}: refused")
         self.total = int(TEXT_TOTAL * scale())
         self.left = self.total
+        self.scale = scale()
 
     def allow(self, info: zipfile.ZipInfo) -> int:
         if self.left <= 0:
@@ -59,7 +60,13 @@ class MemberBudget:
                 f"{self.bundle}: its members inflate past {self.total >> 20} MB together: refused"
                 " (INSPECTC_LIMITS=N raises the limits)"
             )
-        return min(self.left, max(1 << 20, MAX_RATIO * info.compress_size))
+        cap = int(max(1 << 20, MAX_RATIO * info.compress_size) * self.scale)
+        if info.file_size > cap:
+            raise ReportError(
+                f"{self.bundle}: member {info.filename!r} inflates {info.file_size:,} bytes from"
+                f" {info.compress_size:,}: refused as a bomb (INSPECTC_LIMITS=N raises the limits)"
+            )
+        return min(self.left, cap)
 
     def spend(self, n: int) -> None:
         self.left -= n

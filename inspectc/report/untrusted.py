@@ -89,7 +89,9 @@ class Budget:
 
     def error(self, exc: BaseException) -> BaseException:
         """What to raise for *exc*, an error of a query run under this budget."""
-        if self.interrupted:
+        if self.interrupted or (not self.reason and str(exc) == "interrupted"):
+            # Ctrl-C while SQLite ran (the signal may be handled as the callback is entered,
+            # before its own try): nothing else interrupts a connection of ours
             self.interrupted = False
             return KeyboardInterrupt()
         if self.reason:
