@@ -16,7 +16,15 @@ from inspectc.report.open import open_report
 
 pytestmark = pytest.mark.capture
 CACHE = "fusion-mlp"  # the mlp_train capture of test_fusion_timings: one compile for both
-FAST = ("--budget", "0.5", "--min-rounds", "3", "--window", "3")
+FAST = (
+    "--budget",
+    "0.5",
+    "--min-rounds",
+    "3",
+    "--window",
+    "3",
+    "--yes",
+)  # --yes: a golden report is not ours
 
 
 @pytest.fixture(scope="module")

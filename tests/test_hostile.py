@@ -1130,3 +1130,302 @@ def test_a_hot_journal_is_copied_only_when_regular_and_bounded(tmp_path: Path, h
     assert ("symbolic link (not followed)" if how == "symlink" else "600 MB, more than a journal") in line
     after = sorted(p.name for p in Path(tempfile.gettempdir()).glob("inspectc-recover-*"))
     assert after == before  # no private copy left behind
+
+
+# -- issue 24: SQLite tricks, bombs, files not ours, consent -----------------------------------
+# Each case is built from a real golden report and run as the CLI under resource limits
+# (address space, file size, CPU) and a timeout, so a regression fails instead of filling a disk.
+
+import resource  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+from inspectc.cli.main import main as cli_main  # noqa: E402
+from inspectc.report import origin, untrusted  # noqa: E402
+
+
+def _limits() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+
+
+def bounded_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60):  # noqa: ANN201
+    from conftest import inspectc_cmd
+
+    full = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*inspectc_cmd(), *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_limits,  # noqa: PLW1509 - the test's own child, no threads involved
+        stdin=subprocess.DEVNULL,
+    )
+
+
+TAMPER = {
+    "view_frames": "DROP TABLE frames; CREATE VIEW frames AS SELECT -1 AS rank, '0/0' AS compile_id,"
+    " 0 AS ordinal, '{}' AS data",
+    "recursive_meta_view": "ALTER TABLE meta RENAME TO m0; CREATE VIEW meta AS WITH RECURSIVE r(key, value)"
+    " AS (SELECT 'k', 'v' UNION ALL SELECT key || 'x', value FROM r) SELECT * FROM r",
+    "recursive_events_view": "ALTER TABLE events RENAME TO e0; CREATE VIEW events AS WITH RECURSIVE"
+    " r(seq, ts, rank, compile_id, name, metadata, payload) AS (SELECT 1, 0, -1, NULL, 'x', '{}', NULL"
+    " UNION ALL SELECT seq + 1, ts, rank, compile_id, name, metadata, payload FROM r) SELECT * FROM r",
+    "trigger": "CREATE TRIGGER t AFTER INSERT ON meta BEGIN SELECT 1; END",
+    "generated_column": "ALTER TABLE meta RENAME TO m0; CREATE TABLE meta(key TEXT PRIMARY KEY,"
+    " value TEXT NOT NULL, big BLOB GENERATED ALWAYS AS (zeroblob(300000000)) VIRTUAL);"
+    " INSERT INTO meta(key, value) SELECT key, value FROM m0; DROP TABLE m0",
+    "extra_column": "ALTER TABLE frames ADD COLUMN more TEXT",
+    "missing_table": "DROP TABLE kernels",
+    "view_elsewhere": "CREATE VIEW spare AS SELECT 1",
+}
+
+
+def tampered(tmp_path: Path, case: str, name: str = "r.inspectc") -> Path:
+    path = tmp_path / name
+    shutil.copyfile(GOLDEN, path)
+    db = sqlite3.connect(path)
+    db.executescript(TAMPER[case])
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(TAMPER))
+def test_sqlite_tricks_are_refused_before_any_read(case: str, tmp_path: Path) -> None:
+    path = tampered(tmp_path, case)
+    started = time.monotonic()
+    commands = [["summary"]]
+    if case in ("view_frames", "generated_column"):  # share hung on these; export -o on others
+        commands += [["share", "-o", str(tmp_path / "out")], ["export", "-o", str(tmp_path / "x.json")]]
+    for command in commands:
+        line = one_clear_line(bounded_cli(*command, str(path), cwd=tmp_path))
+        assert "r.inspectc" in line and "refused" in line, line
+    assert time.monotonic() - started < 60
+    assert not list((tmp_path / "out").glob("*")) if (tmp_path / "out").exists() else True
+
+
+def test_view_bombed_rank_in_a_folder_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    shutil.copyfile(GOLDEN, folder / "r.rank0.inspectc")
+    (folder / "r.rank1.inspectc").write_bytes(tampered(tmp_path, "recursive_events_view").read_bytes())
+    line = one_clear_line(bounded_cli("summary", str(folder)))
+    assert "r.rank1.inspectc" in line and "view" in line
+
+
+def test_hostile_file_at_dash_o_is_not_replaced_and_does_not_hang(tmp_path: Path) -> None:
+    target = tampered(tmp_path, "recursive_meta_view", "x.inspectc")
+    before = target.read_bytes()
+    line = one_clear_line(bounded_cli("import", str(LOG), "-o", str(target), timeout=60))
+    assert "refusing to overwrite" in line or "not" in line
+    assert target.read_bytes() == before
+
+
+def test_a_query_past_its_budget_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "many.inspectc"
+    shutil.copyfile(GOLDEN, path)
+    db = sqlite3.connect(path)  # real tables, real columns: only big
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)"
+        " INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload)"
+        " SELECT 1000000 + i, 0, -1, NULL, 'x', '{}', NULL FROM n"
+    )
+    db.commit()
+    db.close()
+    line = one_clear_line(bounded_cli("summary", str(path), env={"INSPECTC_LIMITS": "0.000001"}))
+    assert "steps of work" in line and "INSPECTC_LIMITS" in line
+    assert bounded_cli("summary", str(path)).returncode == 0  # the default budget reads it
+
+
+def test_cancel_and_ctrl_c_stop_a_running_query_within_a_second(tmp_path: Path) -> None:
+    db, budget = untrusted.connect(GOLDEN)
+    endless = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
+    timer = __import__("threading").Timer(0.3, untrusted.cancel)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(ReportError, match="cancelled"):
+        untrusted.run(db, budget, endless)
+    assert time.monotonic() - started < 1.5
+    db.close()
+    code = (
+        "import os, signal, threading, time\n"
+        "from pathlib import Path\n"
+        "from inspectc.report import untrusted\n"
+        f"db, budget = untrusted.connect(Path({str(GOLDEN)!r}))\n"
+        "threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "t = time.monotonic()\n"
+        "try:\n"
+        f"    untrusted.run(db, budget, {endless!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted after', round(time.monotonic() - t, 2))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert "interrupted after" in proc.stdout, proc.stderr
+    assert float(proc.stdout.split()[-1]) < 1.5
+
+
+def test_share_check_refuses_a_bundle_of_many_compressible_members(tmp_path: Path) -> None:
+    bundle = tmp_path / "many.zip"
+    with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.write(GOLDEN, "report.inspectc")
+        for n in range(1200):
+            archive.writestr(f"m{n}.txt", b"")
+    line = one_clear_line(bounded_cli("share", "--check", str(bundle)))
+    assert "members" in line
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.write(GOLDEN, "report.inspectc")
+        archive.writestr("summary.md", b"a" * (64 << 20))  # 64 MB in 64 KB
+    started = time.monotonic()
+    line = one_clear_line(bounded_cli("share", "--check", str(bomb)))
+    assert "bomb" in line and time.monotonic() - started < 30
+
+
+LOG = Path("/work/shared/traces/simple.log")
+
+
+@pytest.mark.parametrize("kind", ["newlines", "one_line", "plain_one_line"])
+def test_log_bombs_are_refused_quickly(kind: str, tmp_path: Path) -> None:
+    import gzip
+
+    small = {"INSPECTC_LIMITS": "0.05"}  # 3.3 M characters a line, 51 MB inflated, 5,000 blank lines
+    if kind == "plain_one_line":
+        path = tmp_path / "big.log"
+        with open(path, "wb") as fh:
+            fh.truncate(8 << 20)  # sparse: 8 MB of NUL, no newline
+    else:
+        path = tmp_path / "bomb.log.gz"
+        chunk = (b"\n" if kind == "newlines" else b"x") * (1 << 20)
+        with gzip.open(path, "wb", compresslevel=1) as fh:
+            for _ in range(8):
+                fh.write(chunk)
+    started = time.monotonic()
+    line = one_clear_line(bounded_cli("import", str(path), "-o", str(tmp_path / "o.inspectc"), env=small))
+    assert "refused" in line and "INSPECTC_LIMITS" in line
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("script", ["fifo", "/dev/zero"])
+def test_run_refuses_a_script_that_is_not_a_regular_file(script: str, tmp_path: Path) -> None:
+    if script == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        script = str(tmp_path / "fifo")
+    line = one_clear_line(bounded_cli("run", "-o", str(tmp_path / "o.inspectc"), script, cwd=tmp_path))
+    assert "not a regular file" in line
+
+
+def test_share_never_overwrites_and_publishes_nothing_half_done(tmp_path: Path) -> None:
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "r.share.md").write_text("mine\n")
+    line = one_clear_line(bounded_cli("share", str(report), "-o", str(out)))
+    assert "refusing to overwrite" in line and (out / "r.share.md").read_text() == "mine\n"
+    assert sorted(p.name for p in out.iterdir()) == ["r.share.md"]
+    (out / "r.share.md").unlink()
+    assert bounded_cli("share", str(report), "-o", str(out)).returncode == 0
+    assert one_clear_line(bounded_cli("share", str(report), "-o", str(out))).count("refusing") == 1
+
+
+def test_share_temp_copy_is_private_and_removed_on_sigterm(tmp_path: Path) -> None:
+    code = (
+        "import os, signal, sys, tempfile\n"
+        "from inspectc.report.exclusive import remove_on_signal\n"
+        "with tempfile.TemporaryDirectory(prefix='inspectc-share-') as tmp:\n"
+        "    open(os.path.join(tmp, 'report.inspectc'), 'w').write('unredacted')\n"
+        "    print(tmp, oct(os.stat(tmp).st_mode & 0o777), flush=True)\n"
+        "    with remove_on_signal(tmp):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        import time; time.sleep(5)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    folder, mode = proc.stdout.split()
+    assert proc.returncode == -signal.SIGTERM
+    assert mode == "0o700" and not Path(folder).exists()
+
+
+def test_suggest_and_bench_ask_before_running_a_strangers_command(tmp_path: Path) -> None:
+    report = tmp_path / "r.inspectc"
+    shutil.copyfile(GOLDEN, report)  # a golden report: made elsewhere, records no origin
+    with open_report(report) as r:
+        assert not origin.made_here(r.meta)
+    db = sqlite3.connect(report)
+    run = json.loads(db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()[0])
+    run.update(argv=["inspectc", "run", "evil.py"], mode="script", cwd=str(tmp_path))
+    db.execute("UPDATE meta SET value = ? WHERE key = 'run'", (json.dumps(run),))
+    db.executemany(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+        [("origin_host", "elsewhere"), ("origin_user", "mallory"), ("report_id", "x")],
+    )
+    db.commit()
+    db.close()
+    (tmp_path / "evil.py").write_text("open('ran', 'w').write('yes')\n")
+    for args in (["suggest", str(report)], ["bench", str(report), "-o", str(tmp_path / "b.inspectc")]):
+        proc = bounded_cli(*args, cwd=tmp_path)
+        if proc.returncode == 0 and "0 config remed" in proc.stdout:
+            continue  # nothing to re-run for this report: nothing asked
+        line = one_clear_line(proc)
+        assert "--yes" in line and "refused without a terminal" in line, line
+        assert "mallory" in line and "elsewhere" in line
+    assert not (tmp_path / "ran").exists()
+    mine = dict(origin.origin_meta())
+    assert origin.made_here(mine) and len(mine["report_id"]) == 32
+    origin.consent(mine, "suggest", ["x"], yes=False)  # ours: no question
+
+
+# A fuzz sweep over schema mutations (in-process): success or one InspectcError, quickly.
+MUTATIONS = [
+    *TAMPER.values(),
+    "DELETE FROM meta WHERE key = 'format'",
+    "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+    "UPDATE frames SET data = '{'",
+    "UPDATE events SET payload = x'789c0000'",
+    "UPDATE kernels SET start = -5, stop = 1e18",
+    "DROP TABLE bench",
+    "CREATE TABLE bench(rank INTEGER)",
+    "CREATE INDEX odd ON events(length(payload))",
+    "UPDATE meta SET value = '[' WHERE key = 'run'",
+]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3, unique=True))
+def test_fuzz_schema_mutations(statements: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="inspectc-fuzz-") as tmp:
+        path = Path(tmp) / "r.inspectc"
+        shutil.copyfile(GOLDEN, path)
+        db = sqlite3.connect(path)
+        for sql in statements:
+            try:
+                db.executescript(sql)
+            except sqlite3.Error:
+                pass  # a mutation that does not apply after another one
+        db.close()
+        started = time.monotonic()
+        try:
+            read_everything(path)
+        except InspectcError as exc:
+            assert "\n" not in str(exc)
+        assert time.monotonic() - started < 10
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.integers(1, 5), st.integers(0, 3), st.sampled_from(["", ".gz"]))
+def test_fuzz_log_lengths_under_small_limits(line_mb: int, blanks_e5: int, suffix: str) -> None:
+    import gzip
+
+    os.environ["INSPECTC_LIMITS"] = "0.02"  # 1.3 M characters a line, 2,000 blank lines
+    text = LOG.read_text() + "\n" * (blanks_e5 * 1000) + "x" * (line_mb * 400_000) + "\n"
+    with tempfile.TemporaryDirectory(prefix="inspectc-fuzz-") as tmp:
+        path = Path(tmp) / f"l.log{suffix}"
+        path.write_bytes(gzip.compress(text.encode(), 1) if suffix else text.encode())
+        started = time.monotonic()
+        try:
+            assert cli_main(["import", str(path), "-o", str(Path(tmp) / "o.inspectc"), "-q"]) in (0, 2)
+        finally:
+            del os.environ["INSPECTC_LIMITS"]
+        assert time.monotonic() - started < 10

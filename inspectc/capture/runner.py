@@ -10,6 +10,7 @@ import importlib.machinery
 import importlib.util
 import os
 import signal
+import stat
 import sys
 import traceback
 import types
@@ -43,7 +44,7 @@ def prepare_script(path: str) -> types.CodeType:
             raise UsageError(f"'{path}' is a directory with no __main__.py")
         script = main
     try:
-        source = script.read_bytes()
+        source = _read_script(script)
     except OSError as exc:
         raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
     try:
@@ -53,6 +54,33 @@ def prepare_script(path: str) -> types.CodeType:
         raise UsageError(f"syntax error in {where}: {exc.msg}") from None
     except ValueError as exc:
         raise UsageError(f"cannot compile '{path}': {exc}") from None
+
+
+MAX_SCRIPT_BYTES = 64 << 20  # a script larger than this is not source code (INSPECTC_LIMITS=N)
+
+
+def _read_script(script: Path) -> bytes:
+    """The script's bytes: a regular file (not a FIFO or device, checked with fstat before any
+    read) of at most ``MAX_SCRIPT_BYTES``, read no further than that."""
+    from inspectc.report.untrusted import scale
+
+    fd = os.open(script, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"can't run '{script}': not a regular file (a FIFO or a device)")
+        cap = int(MAX_SCRIPT_BYTES * scale())
+        if info.st_size > cap:
+            raise UsageError(
+                f"can't run '{script}': {info.st_size >> 20} MB, more than a script of"
+                f" {cap >> 20} MB (INSPECTC_LIMITS=N raises the limit)"
+            )
+        data = fh.read(cap + 1)
+    if len(data) > cap:  # it grew while read
+        raise UsageError(
+            f"can't run '{script}': more than {cap >> 20} MB (INSPECTC_LIMITS=N raises the limit)"
+        )
+    return data
 
 
 def check_module(name: str) -> None:

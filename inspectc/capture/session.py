@@ -33,6 +33,7 @@ from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
 from inspectc.report import runlock
 from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
+from inspectc.report.origin import origin_meta
 from inspectc.report.writer import ReportWriter
 from inspectc.trace.builder import Builder
 from inspectc.version import __version__
@@ -140,6 +141,8 @@ class Capture:
             return
         self._writer.set_meta("inspectc_version", __version__)
         self._writer.set_meta("source", "capture")
+        for key, value in origin_meta().items():  # who made it where: consent before re-running
+            self._writer.set_meta(key, value)
         rank, world = torch_api.dist_rank()
         self._run = replace(
             self._run,

@@ -46,6 +46,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from inspectc.cli.kernels import render_kernels
     from inspectc.cli.output import shown
     from inspectc.report.open import open_report
+    from inspectc.report.origin import consent
 
     target = _target(args)
     with open_report(args.report) as report:
@@ -54,6 +55,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         if args.kernel and not any(k.name == args.kernel for k in report.kernels):
             raise UsageError(f"no kernel {args.kernel} in {args.report}")
+        consent(report.meta, "bench", f"the kernel code recorded in {shown(args.report)}", yes=args.yes)
         from inspectc.capture.bench import bench_report  # imports torch
         from inspectc.capture.bench_measure import Settings
 
@@ -129,4 +131,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=int, default=5, help="rounds the CV is taken over (default 5)")
     p.add_argument("--min-rounds", type=int, default=5, help="rounds at least (default 5)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--yes", action="store_true", help="run a report's kernels even when it was made elsewhere"
+    )
     p.set_defaults(func=cmd_bench)

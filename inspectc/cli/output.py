@@ -132,6 +132,33 @@ def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
+    """As :func:`replacing`, but the finished file takes *target*'s name only when nothing
+    has it (``exclusive.place_new``): a file inspectc did not write is never replaced."""
+    from inspectc.report.exclusive import place_new
+
+    target = Path(target)
+    try:
+        fd, name = tempfile.mkstemp(
+            prefix=f".{target.stem[:40]}.", suffix=".tmp" + target.suffix, dir=target.parent
+        )
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~umask())
+        place_new(tmp, target)
+    except FileExistsError:
+        raise UsageError(f"refusing to overwrite {shown(target)}: it exists (move it away)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_output(target: str | os.PathLike[str], data: bytes, *, what: str) -> Path:
     """Write *data* to *target* through :func:`replacing` (or into a FIFO or device as it is)."""
     target = Path(target)

@@ -15,13 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspectc.cli.output import replacing, shown, why
+from inspectc.cli.output import creating, shown, why
 from inspectc.errors import UsageError
 from inspectc.readers.share.copy import redacted_copy
 from inspectc.readers.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
 from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
 from inspectc.readers.text import printable
 from inspectc.report.bundle import write_bundle
+from inspectc.report.exclusive import TargetExists, remove_on_signal
 from inspectc.report.open import open_report
 from inspectc.report.reader import Report
 
@@ -124,7 +125,11 @@ def share(
     for path in outputs:
         _check_target(path)
 
-    with open_report(src) as original, tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp:
+    with (
+        open_report(src) as original,
+        tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp,  # 0700: holds unredacted text
+        remove_on_signal(tmp),
+    ):
         redactor = redactor_for(original) if redact else None
         copy = Path(tmp) / REPORT_MEMBER
         redacted_copy(original.path, copy, redactor, no_source=no_source)
@@ -148,7 +153,10 @@ def share(
             members.append((HTML_MEMBER, page.encode("utf-8")))
         members += [(f"repros/{name}", code.encode("utf-8")) for name, code in repros]
         try:
-            write_bundle(zip_path, members)  # mkstemp beside it, then one rename
+            write_bundle(zip_path, members, exclusive=True)  # mkstemp beside it, then a new name
+        except TargetExists:
+            _check_target(zip_path)
+            raise
         except OSError as exc:
             raise UsageError(f"cannot write {shown(zip_path)}: {why(exc)}") from None
     _write_text(md_path, markdown)
@@ -202,12 +210,12 @@ def _sub(redactor: Redactor | None, text: str) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    with replacing(path, what="summary") as tmp:  # mkstemp beside it: no predictable name
+    with creating(path, what="summary") as tmp:  # mkstemp beside it, then a name never taken
         tmp.write_text(text, encoding="utf-8", errors="replace")
 
 
 def _check_target(path: Path) -> None:
-    """An output of share may replace an earlier one, never a link, a folder or a device."""
+    """An output of share is a new file: anything already at its name is refused, never replaced."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -217,6 +225,10 @@ def _check_target(path: Path) -> None:
     if not stat.S_ISREG(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
         raise UsageError(f"cannot write {shown(path)}: it is {kind} (inspectc does not write through it)")
+    raise UsageError(
+        f"refusing to overwrite {shown(path)}: it exists (share never replaces a file;"
+        " move it away or choose another -o DIR)"
+    )
 
 
 def _check(bundle: str) -> int:

@@ -23,6 +23,8 @@ from inspectc.readers.remedies import Remedy, remedies
 from inspectc.readers.text import printable
 from inspectc.report.model import Frame, Run
 from inspectc.report.open import open_report
+from inspectc.report.origin import consent
+from inspectc.report.reader import Report
 
 # run options that must not be passed on (we choose output, quietness, TUI ourselves)
 _DROP_WITH_VALUE = {"-o", "--output"}
@@ -50,13 +52,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--only", action="append", default=[], help="a GB id (GB0124) or config key to try")
     p.add_argument("--budget", type=float, default=900.0, help="seconds for all re-runs (default 900)")
     p.add_argument("--list", action="store_true", help="list the remedies without running anything")
+    p.add_argument(
+        "--yes", action="store_true", help="run a report's recorded command even when it was made elsewhere"
+    )
     p.set_defaults(func=cmd_suggest)
 
 
 def cmd_suggest(args: argparse.Namespace) -> int:
-    with open_report(args.report) as report:
-        frames, run = list(report.frames), report.run
-        source = Path(report.path if not Path(args.report).is_dir() else args.report)
+    with open_report(args.report) as report:  # a bundle's folder lives as long as the command
+        return _suggest(args, report)
+
+
+def _suggest(args: argparse.Namespace, report: Report) -> int:
+    from inspectc.report import bundle
+
+    frames, run = list(report.frames), report.run
+    named = Path(args.report)
+    # new reports go beside what the user named (a bundle's or a folder's report is temporary)
+    source = (
+        named / "merged.inspectc" if named.is_dir() else named if bundle.is_bundle(named) else report.path
+    )
     found = [r for r in remedies(frames) if _wanted(r, args.only)]
     tries = [r for r in found if r.change is not None]
     print(
@@ -73,6 +88,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
             print(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
         return 0
     command, cwd = _recorded_command(run)
+    consent(report.meta, "suggest", ["inspectc", "run", *command], yes=args.yes)
     deadline = time.monotonic() + args.budget
     base = _trial("baseline", [], command, cwd, _free_path(source, "baseline"), deadline)
     for remedy in tries:

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from inspectc.errors import ReportError
+from inspectc.report.exclusive import place_new
 from inspectc.report.reader import Report, check_path
 from inspectc.report.target import umask
 
@@ -29,6 +30,46 @@ MAX_REPORT_BYTES = 4 * 1024**3  # a report larger than this is not something we 
 MAX_RATIO = 100
 FREE_BYTES = 256 * 1024**2
 _CHUNK = 1 << 20
+
+
+MAX_MEMBERS = 1000  # a bundle inspectc writes holds a report, a summary, a page and repros
+TEXT_TOTAL = 128 << 20  # bytes all text members of one bundle may inflate to, together
+
+
+class MemberBudget:
+    """What the text members of one bundle may still inflate to (``share --check`` reads them).
+
+    Refuses a bundle of more than ``MAX_MEMBERS`` members; a member may be read to its ratio
+    cap and what is left of ``TEXT_TOTAL`` (limits times ``INSPECTC_LIMITS``)."""
+
+    def __init__(self, archive: zipfile.ZipFile, bundle: str | os.PathLike[str]) -> None:
+        from inspectc.report.untrusted import scale
+
+        self.bundle = bundle
+        most = int(MAX_MEMBERS * scale())
+        count = len(archive.infolist())
+        if count > most:
+            raise ReportError(f"{bundle}: bundle holds {count:,} members, more than {most:,}: refused")
+        self.total = int(TEXT_TOTAL * scale())
+        self.left = self.total
+        self.scale = scale()
+
+    def allow(self, info: zipfile.ZipInfo) -> int:
+        if self.left <= 0:
+            raise ReportError(
+                f"{self.bundle}: its members inflate past {self.total >> 20} MB together: refused"
+                " (INSPECTC_LIMITS=N raises the limits)"
+            )
+        cap = int(max(1 << 20, MAX_RATIO * info.compress_size) * self.scale)
+        if info.file_size > cap:
+            raise ReportError(
+                f"{self.bundle}: member {info.filename!r} inflates {info.file_size:,} bytes from"
+                f" {info.compress_size:,}: refused as a bomb (INSPECTC_LIMITS=N raises the limits)"
+            )
+        return min(self.left, cap)
+
+    def spend(self, n: int) -> None:
+        self.left -= n
 
 
 def is_bundle(path: str | os.PathLike[str]) -> bool:
@@ -98,6 +139,7 @@ def extract_report(
     out = Path(target_dir) / f"report{REPORT_SUFFIX}"
     try:
         with zipfile.ZipFile(bundle) as archive:
+            MemberBudget(archive, bundle)  # refuses a bundle of too many members
             info = report_member(archive, max_bytes=max_bytes)
             limit = inflate_limit(info, max_bytes)
             written = 0
@@ -159,8 +201,11 @@ def open_bundle(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPORT_BYT
     return BundleReport(path, max_bytes=max_bytes)
 
 
-def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, bytes | Path]]) -> Path:
-    """Write a bundle atomically: *members* are (name in the zip, bytes or a file to copy)."""
+def write_bundle(
+    path: str | os.PathLike[str], members: Iterable[tuple[str, bytes | Path]], *, exclusive: bool = False
+) -> Path:
+    """Write a bundle atomically: *members* are (name in the zip, bytes or a file to copy).
+    With *exclusive*, an existing file at *path* is never replaced (``exclusive.TargetExists``)."""
     path = Path(path)
     fd, tmp_name = tempfile.mkstemp(prefix=".inspectc-", suffix=".zip.tmp", dir=path.parent)
     os.close(fd)
@@ -173,7 +218,10 @@ def write_bundle(path: str | os.PathLike[str], members: Iterable[tuple[str, byte
                 else:
                     archive.writestr(name, data)
         os.chmod(tmp_name, 0o666 & ~umask())  # mkstemp made it private; the bundle is for sharing
-        os.replace(tmp_name, path)
+        if exclusive:
+            place_new(tmp_name, path)
+        else:
+            os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise

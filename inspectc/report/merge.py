@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError, UsageError
+from inspectc.report import untrusted
 from inspectc.report.bundle import open_single
 from inspectc.report.model import Run, to_plain
 from inspectc.report.reader import Report
@@ -149,14 +150,21 @@ def merged_run(inputs: Sequence[MergeInput], argv: Sequence[str] | None) -> Run:
 def _copy_rows(out: Path, inputs: Sequence[MergeInput]) -> None:
     db = sqlite3.connect(out.resolve().as_uri(), uri=True, isolation_level=None)
     try:
+        # the inputs were verified when opened (open_single); the copy still runs under a budget
+        budget = untrusted.guard(db, out)
+        db.execute("PRAGMA trusted_schema=ON")  # our own output file, written by this code
         db.execute("PRAGMA synchronous=OFF")
         db.execute("BEGIN")
         offset = 0
         for n, item in enumerate(inputs):
             db.execute("ATTACH DATABASE ? AS src", (item.db_path.resolve().as_uri() + "?mode=ro",))
             try:
+                budget.reset()
                 offset = _copy_one(db, item, offset)
             except sqlite3.DatabaseError as exc:
+                if budget.reason or budget.interrupted:
+                    budget.path = item.path
+                    raise budget.error(exc) from None
                 raise ReportError(f"{item.path}: cannot merge: {exc}") from None
             finally:
                 db.execute("COMMIT")

@@ -19,7 +19,7 @@ from typing import Any
 from inspectc.errors import ReportError
 from inspectc.report import accuracy as accuracy_table
 from inspectc.report import bench as bench_table
-from inspectc.report import migrations
+from inspectc.report import migrations, untrusted
 from inspectc.report.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.report.kernel_detail import (
     CPU_BUILD_EVENT,
@@ -110,15 +110,18 @@ class Report:
         self._recovery: Callable[[], Any] | None = None
         try:
             try:
-                self._db = _connect_read_only(self.path)
-                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
-            except sqlite3.OperationalError:
+                self._db, self._budget = _connect_read_only(self.path)
+                untrusted.verify(self._db, self._budget)
+            except (sqlite3.OperationalError, ReportError):
                 if not journal(self.path).is_file():
                     raise
                 # A run killed mid-transaction leaves a hot journal that only a writer may
                 # roll back: roll it back in a private copy, never in the user's file.
-                self._db = self._recovered_copy()
-                rows = self._db.execute("SELECT key, value FROM meta").fetchall()
+                if hasattr(self, "_db"):
+                    self._db.close()
+                self._db, self._budget = self._recovered_copy()
+                untrusted.verify(self._db, self._budget)
+            rows = untrusted.run(self._db, self._budget, "SELECT key, value FROM meta")
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
             if "no such table" in str(exc):
                 raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
@@ -145,7 +148,7 @@ class Report:
         self._bench: bench_table.BenchResults | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
 
-    def _recovered_copy(self) -> sqlite3.Connection:
+    def _recovered_copy(self) -> tuple[sqlite3.Connection, untrusted.Budget]:
         tmp = tempfile.mkdtemp(prefix="inspectc-recover-")
         self._recovery = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
         copy = Path(tmp) / "report.inspectc"
@@ -157,17 +160,15 @@ class Report:
         self.path = copy
         db = sqlite3.connect(str(copy), check_same_thread=False)
         db.text_factory = _text
+        budget = untrusted.guard(db, self.path)
         db.execute("PRAGMA query_only=1")
-        return db
+        return db, budget
 
     # -- metadata ----------------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        try:
-            return self._db.execute(sql, args).fetchall()
-        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-            # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
-            # corrupt schema puts raw bytes in them.
-            raise ReportError(f"{self.path}: report is corrupt or truncated ({exc})") from None
+        # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
+        # corrupt schema puts raw bytes in them (untrusted.run turns it into one line).
+        return untrusted.run(self._db, self._budget, sql, args)
 
     def _meta_json(self, key: str) -> Any:
         text = self.meta.get(key)
@@ -411,11 +412,10 @@ def _index(value: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
-    db.text_factory = _text
+def _connect_read_only(path: Path) -> tuple[sqlite3.Connection, untrusted.Budget]:
+    db, budget = untrusted.connect(path)
     db.execute("PRAGMA busy_timeout=5000")
-    return db
+    return db, budget
 
 
 def _text(raw: bytes) -> str:

@@ -132,15 +132,18 @@ def replaceable_report(path: str | os.PathLike[str]) -> bool:
         return True
     if head != SQLITE_MAGIC:
         return False
-    try:  # immutable: read the file as it is, whatever journal is beside it
-        db = sqlite3.connect(target.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+    from inspectc.errors import ReportError
+    from inspectc.report import untrusted
+
+    try:  # immutable: read the file as it is, whatever journal is beside it; verified first
+        db, budget = untrusted.open_verified(target, immutable=True)
         try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            rows = untrusted.run(db, budget, "SELECT value FROM meta WHERE key = 'format'")
         finally:
             db.close()
-    except (sqlite3.Error, UnicodeDecodeError):
+    except (sqlite3.Error, UnicodeDecodeError, ReportError):
         return False
-    return row is not None and row[0] == FORMAT
+    return bool(rows) and rows[0][0] == FORMAT
 
 
 def umask() -> int:

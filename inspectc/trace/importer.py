@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import gzip
 import io
-import itertools
 import json
 import os
 import re
@@ -32,6 +31,7 @@ from typing import IO, Any
 from inspectc.errors import RankConflict, UsageError
 from inspectc.report.model import Frame, Run, RunOptions
 from inspectc.report.writer import ReportWriter
+from inspectc.trace import bounded
 from inspectc.trace.builder import Builder
 from inspectc.trace.records import iter_records
 from inspectc.version import __version__
@@ -119,7 +119,7 @@ def _file_rank(path: Path) -> int | None:
     found: int | None = None
     try:
         with _open_log(path) as stream:
-            for line in itertools.islice(stream, _PEEK_LINES):
+            for line in bounded.peek(stream, _PEEK_LINES):
                 if not line.startswith("\t"):
                     match = _RANK_IN_RECORD.search(line)
                     if match:
@@ -242,10 +242,14 @@ def _import_files(
         builder = Builder(writer, rank=log.rank, strict_rank=True)
         on_error = _error_sink(result, log.path.name)
         try:
-            result.bytes_read += log.path.stat().st_size
+            size = log.path.stat().st_size
+            result.bytes_read += size
             with _open_log(log.path) as stream:
                 for record in iter_records(
-                    stream, on_error=on_error, year=_year_of(log.path), check_md5=True
+                    bounded.lines(stream, log.path, size=size),
+                    on_error=on_error,
+                    year=_year_of(log.path),
+                    check_md5=True,
                 ):
                     builder.feed(record.metadata, record.payload, record.timestamp)
                     if record.timestamp is not None:

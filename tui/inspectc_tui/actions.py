@@ -7,8 +7,10 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
+from inspectc.report.exclusive import place_new
 from inspectc.report.reader import Report
 
 # Editors that take `path:line` rather than `+line path`.
@@ -56,14 +58,24 @@ def export_graph(
     text = fusion_dot(report, compile_id) if rank is None else fusion_dot(report, compile_id, rank=rank)
     stem = export_file_stem(named or report.path, compile_id, rank)
     dot_path = out_dir / f"{stem}.dot"
-    dot_path.write_text(text, encoding="utf-8")
+    # A new file only (O_EXCL|O_NOFOLLOW): never through a link, never over a file (FileExistsError)
+    fd = os.open(dot_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
     written = [dot_path]
     dot = shutil.which("dot")
     if dot is not None:
         svg_path = out_dir / f"{stem}.svg"
-        result = subprocess.run(
-            [dot, "-Tsvg", str(dot_path), "-o", str(svg_path)], capture_output=True, timeout=120
-        )
-        if result.returncode == 0:
-            written.append(svg_path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{stem[:40]}.", suffix=".tmp.svg", dir=out_dir)
+        os.close(fd)
+        try:
+            result = subprocess.run(
+                [dot, "-Tsvg", str(dot_path), "-o", tmp], capture_output=True, timeout=120
+            )
+            if result.returncode == 0:
+                os.chmod(tmp, 0o644)
+                place_new(tmp, svg_path)  # refuses (FileExistsError) to replace a file
+                written.append(svg_path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
     return written

@@ -97,6 +97,9 @@ class InspectcApp(App[None]):
         self.call_after_refresh(self.load)
 
     def on_unmount(self) -> None:
+        from inspectc.report import untrusted
+
+        untrusted.cancel()  # a loader thread still reading stops within a second, so exit ends
         if self.data is not None:
             self.data.close()
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.readers.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
+from inspectc.report import untrusted
 from inspectc.report.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
 from inspectc.report.schema import compress, decompress
 from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
@@ -159,9 +160,10 @@ def redacted_copy(
     """
     dest = Path(dest)
     dest.unlink(missing_ok=True)
-    source = sqlite3.connect(Path(src).resolve().as_uri() + "?mode=ro", uri=True)
+    source, _ = untrusted.open_verified(Path(src))
     db = sqlite3.connect(str(dest), isolation_level=None)
     try:
+        untrusted.guard(db, Path(src))
         source.backup(db)
         source.close()
         db.execute("PRAGMA journal_mode=DELETE")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from inspectc.errors import ReportError
 from inspectc.readers.share.redact import KINDS, redactor_for
-from inspectc.report.bundle import open_bundle
+from inspectc.report import untrusted
+from inspectc.report.bundle import MemberBudget, open_bundle
 from inspectc.report.schema import decompress
 from inspectc.trace.records import CHECKSUM_KEYS
 
@@ -74,8 +75,7 @@ def scan_bundle(path: str | os.PathLike[str], *, this_machine: bool = True) -> l
 
 
 def _report_texts(report_path: os.PathLike[str], findings: list[Finding]) -> Iterator[tuple[str, str]]:
-    db = sqlite3.connect(Path(report_path).resolve().as_uri() + "?mode=ro", uri=True)
-    db.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    db, _ = untrusted.open_verified(Path(report_path))
     try:
         for key, value in db.execute("SELECT key, value FROM meta"):
             yield f"meta {key}", _without_versions(key, value)
@@ -140,11 +140,13 @@ def _without_versions(key: str, value: str) -> str:
 def _text_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     try:
         with zipfile.ZipFile(path) as archive:
+            budget = MemberBudget(archive, path)  # member count, ratio and total inflate
             for info in archive.infolist():
                 if info.is_dir() or info.filename.endswith(".inspectc"):
                     continue
                 with archive.open(info) as member:
-                    data = member.read(MEMBER_CAP)
+                    data = member.read(min(MEMBER_CAP, budget.allow(info)))
+                budget.spend(len(data))
                 yield info.filename, data.decode("utf-8", "replace")
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
         raise ReportError(f"{path}: cannot read the bundle ({exc})") from None
