@@ -30,7 +30,13 @@ def step(x: torch.Tensor, pw: str, tok: str) -> torch.Tensor:
 
 
 print(step(torch.ones(3), args.password, api_token).sum().item())
+# Token shapes are put together at run time: no real-looking token sits in this file.
+tokens = " ".join(p + c * n for p, c, n in (("ghp_", "x", 36), ("hf_", "y", 30), ("AKIA", "Q", 16)))
+tokens += " " + " ".join(p + c * n for p, c, n in (("sk-", "z", 30), ("xoxb-", "1", 20)))
 raise RuntimeError(
     "upload to https://bob:pa55w0rd@10.20.30.40/bucket failed for alice.smith@example.com"
-    " (Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdef, host 10.20.30.41)"
+    " (Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdef, host 10.20.30.41, peer fd12:3456:789a::1)"
+    f" with DB_PASSWORD=qwerty-9931 and {tokens}; see /checkpoint/mary_q/run1, /lustre/lu_q/a,"
+    " /gpfs/gp_q/a, /nfs/nf_q/a, /mnt/mn_q/a, /Users/us_q/a, C:\\Users\\wi_q\\a, /home/ho_q/a,"
+    " /data/users/du_q/a"
 )

@@ -71,6 +71,7 @@ DATA_EVENTS = frozenset({"inspectc_kernel_times", "artifact:torch_version", "art
 LEFT_OUT = "# left out by `inspectc share --no-source`\n"
 KINDS = {"h": "home directory", "u": "user name", "n": "host name", "s": "run secret"}
 _REPLACEMENT = {"h": HOME, "u": USER, "n": HOST, "s": SECRET}
+_TALLY = {TOKEN: "token", HASH: "content hash", HOME: "home directory"}  # the summary's kinds
 PLACEHOLDERS = frozenset({*_REPLACEMENT.values(), *(r.placeholder for r in RULES), REDACTED_STR, TOKEN, HASH})
 
 
@@ -182,7 +183,7 @@ class Redactor:
         else:
             rep = _REPLACEMENT[group[0]]
             removed = match.group(0)
-        self.counts[kind] += 1
+        self.counts[_TALLY.get(rep[-len(TOKEN) :] if rep.endswith(TOKEN) else rep, kind)] += 1
         self.removed.setdefault((self.where[0], kind), set()).add(removed)
         return rep
 
@@ -254,7 +255,7 @@ class Redactor:
 def _plural(kind: str, n: int) -> str:
     if n == 1:
         return kind
-    if kind.endswith("y"):
+    if kind.endswith("y") and not kind.endswith(("ay", "ey", "oy", "uy")):
         return kind[:-1] + "ies"
     return kind + ("es" if kind.endswith(("s", "sh", "ch", "x")) else "s")
 
