@@ -60,6 +60,8 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
+#      Also 3 (additive): a ``run_secrets`` meta key (``secrets.py``): a salt and the salted
+#      SHA-256 and length of each secret-named argv/environment value; absent: none recorded.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
