@@ -171,19 +171,18 @@ class Redactor:
     def _replacement(self, match: re.Match[str]) -> str:
         group = match.lastgroup or "x"
         kind = self.kind(match)
+        keep = ""
         if group[0] == "r":
             index = int(group[1:])
-            keep = match.group(f"k{index}") if f"k{index}" in match.re.groupindex else None
-            rep = (keep or "") + self.rules[index].placeholder
-            removed = match.group(0)[len(keep or "") :]
+            keep = (match.group(f"k{index}") if f"k{index}" in match.re.groupindex else None) or ""
+            placeholder = self.rules[index].placeholder
         elif group[0] == "s":
-            quoted = match.group(f"q{group[1:]}")
-            rep = REDACTED_STR if quoted else SECRET
-            removed = match.group(0)
+            placeholder = REDACTED_STR if match.group(f"q{group[1:]}") else SECRET
         else:
-            rep = _REPLACEMENT[group[0]]
-            removed = match.group(0)
-        self.counts[_TALLY.get(rep[-len(TOKEN) :] if rep.endswith(TOKEN) else rep, kind)] += 1
+            placeholder = _REPLACEMENT[group[0]]
+        rep = keep + placeholder
+        removed = match.group(0)[len(keep) :]
+        self.counts[_TALLY.get(placeholder, kind)] += 1
         self.removed.setdefault((self.where[0], kind), set()).add(removed)
         return rep
 
@@ -238,7 +237,13 @@ class Redactor:
             what.append(f"user name → {USER}")
         if self.secrets:
             what.append(f"the run's secret argv and environment values → {SECRET}")
-        what += [f"{r.description} → {r.placeholder}" for r in self.rules if r.name != "home"]
+        what += [
+            f"access tokens → {TOKEN}",
+            "credentials (bearer, URL, secret-named flags and assignments) → <secret>",
+            "emails, IP addresses, user names in cluster folders",
+            f"content hashes → {HASH}",
+        ]
+        what += [f"{r.name} → {r.placeholder}" for r in self.rules[len(RULES) :]]
         if "user name" in self.skipped:
             what.append(
                 f"a user name that is a shared account (such as root) or under {MIN_USER} characters"
