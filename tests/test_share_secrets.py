@@ -226,6 +226,8 @@ def test_ordinary_code_is_not_taken_for_a_secret() -> None:
     r = Redactor.for_report(this_machine=False)
     code = "num_tokens=5 key=3 sorted(key=f) keyboard=1 v 2.13.0 c10::Half at::cuda 127.0.0.1 x@self.weight"
     assert r.sub(code) == code
+    inductor = 'pre_grad_custom_pass: None, "[x] cache_key_tag: ", "[y] z", \\"auth_token\\": \\"\\"'
+    assert r.sub(inductor) == inductor  # Inductor's config lines, as a real TORCH_TRACE log has them
     assert not run_secrets.is_secret_name("PWD") and not run_secrets.is_secret_name("max_tokens")
     assert run_secrets.is_secret_name("--db-pass") and run_secrets.is_secret_name("MY_API_TOKEN")
 

@@ -31,8 +31,13 @@ class Rule:
 # A user name inside a path: up to a character that ends a path part.
 NAME = r"(?:[^/\\\s'\"`<>:;,|()\[\]{}&]|\\u[0-9a-fA-F]{4})+"  # \uXXXX: JSON-escaped
 _CLUSTER = ("fsx", "checkpoint", "lustre", "gpfs", "nfs", "mnt", "data/users", "scratch/users")
-# A value: quoted ('...', "...", or \"...\" inside JSON text) or up to a blank or quote.
-_VALUE = r"(?:\\\"(?!<)[^\"\n]*?\\\"|\"(?!<)[^\"\n\\]*\"|'(?!<)[^'\n]*'|(?![<\"'\\])[^\s'\",;&\\]+)"
+# A value: quoted ('...', "...", or \"...\" inside JSON text; not opening on a blank or
+# comma: that is a list's next item) or up to a blank or quote.
+# None/null/booleans and empty strings are no secrets (Inductor's `*_custom_pass: None`).
+_VALUE = (
+    r"(?!(?:None|null|True|False|true|false)(?![\w-]))"
+    r"(?:\\\"(?![<,\s])[^\"\n]+?\\\"|\"(?![<,\s])[^\"\n\\]+\"|'(?![<,\s])[^'\n]+'|(?![<\"'\\])[^\s'\",;&\\]+)"
+)
 _HEX = r"[0-9A-Fa-f]{1,4}"
 
 RULES: tuple[Rule, ...] = (
