@@ -31,7 +31,7 @@ from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
-from inspectc.report import runlock
+from inspectc.report import runlock, secrets
 from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
 from inspectc.report.origin import origin_meta
 from inspectc.report.writer import ReportWriter
@@ -155,6 +155,10 @@ class Capture:
             world_size=world,
         )
         self._writer.set_meta("run", self._run)
+        # Salted hashes of the run's secrets (argv flags, environment), so share can remove them.
+        self._writer.set_meta(
+            secrets.META_KEY, secrets.hashed(secrets.secret_values(self._run.argv, os.environ))
+        )
         self._builder = Builder(self._writer, rank=rank)
         self._writer.before_flush = self._write_held_frames
         self._builder.torch_version = torch_version

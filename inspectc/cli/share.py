@@ -12,7 +12,7 @@ import re
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspectc.cli.output import creating, shown, why
@@ -20,6 +20,7 @@ from inspectc.errors import UsageError
 from inspectc.readers.share.copy import redacted_copy
 from inspectc.readers.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
 from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.readers.share.rules import Rule, load_rules
 from inspectc.readers.text import printable
 from inspectc.report.bundle import write_bundle
 from inspectc.report.exclusive import TargetExists, remove_on_signal
@@ -39,6 +40,8 @@ class Shared:
     html: Path | None
     repros: tuple[str, ...]
     replaced: str = ""  # what redaction replaced, counted by kind
+    # (field, rule) -> removed values: for --show-redactions, printed, never written
+    removed: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -61,19 +64,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--no-source", action="store_true", help="leave out user source lines, graphs and kernel source"
     )
+    p.add_argument(
+        "--redact-rules",
+        metavar="FILE",
+        help="more redaction rules, one `name = regex` a line (read, never run); --check uses them too",
+    )
+    p.add_argument(
+        "--show-redactions",
+        action="store_true",
+        help="list on the terminal what was removed, by field and rule (never written to the bundle)",
+    )
     p.set_defaults(func=cmd_share)
 
 
 def cmd_share(args: argparse.Namespace) -> int:
+    extra = load_rules(args.redact_rules) if args.redact_rules else ()
     if args.check:
-        return _check(args.report)
+        return _check(args.report, extra)
     shared = share(
         args.report,
         output_dir=args.output_dir,
         html=args.html,
         redact=not args.no_redact,
         no_source=args.no_source,
+        extra_rules=extra,
     )
+    if args.show_redactions:
+        _show_redactions(shared.removed)
     for path in (shared.markdown, shared.bundle, shared.html):
         if path is not None:
             print(printable(str(path)))
@@ -97,6 +114,7 @@ def share(
     redact: bool = True,
     no_source: bool = False,
     limit: int = GITHUB_LIMIT,
+    extra_rules: tuple[Rule, ...] = (),
 ) -> Shared:
     src = Path(report_path)
     try:  # the input first: a missing or unusable path is said as such, before any folder is made
@@ -130,7 +148,7 @@ def share(
         tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp,  # 0700: holds unredacted text
         remove_on_signal(tmp),
     ):
-        redactor = redactor_for(original) if redact else None
+        redactor = redactor_for(original, extra_rules=extra_rules) if redact else None
         copy = Path(tmp) / REPORT_MEMBER
         redacted_copy(original.path, copy, redactor, no_source=no_source)
         with Report(copy) as report:
@@ -168,6 +186,7 @@ def share(
         html=html_path,
         repros=tuple(n for n, _ in repros),
         replaced=redactor.tally() if redactor else "",
+        removed=dict(redactor.removed) if redactor else {},
     )
 
 
@@ -231,15 +250,24 @@ def _check_target(path: Path) -> None:
     )
 
 
-def _check(bundle: str) -> int:
+def _show_redactions(removed: dict[tuple[str, str], set[str]]) -> None:
+    """What redaction removed, field by field, for review before posting (stdout only)."""
+    print(f"inspectc share: removed from {len({w for w, _ in removed})} field(s):")
+    for (where, rule), values in sorted(removed.items()):
+        shown_values = ", ".join(repr(v) for v in sorted(values)[:5])
+        more = f" and {len(values) - 5} more" if len(values) > 5 else ""
+        print(printable(f"  {where}: {rule}: {shown_values}{more}"))
+
+
+def _check(bundle: str, extra_rules: tuple[Rule, ...] = ()) -> int:
     from inspectc.readers.share.scan import SHOWN, by_kind, scan_bundle
 
-    findings = scan_bundle(bundle)
+    findings = scan_bundle(bundle, extra_rules=extra_rules)
     name = shown(bundle)
     if not findings:
         print(
-            f"inspectc share --check: {name}: nothing that looks private (homes, this machine's user"
-            " and host, tokens, hashes, checksums)"
+            f"inspectc share --check: {name}: nothing that looks private (homes, user and host names,"
+            " tokens, credentials, emails, IP addresses, cluster paths, hashes, checksums)"
         )
         return 0
     print(

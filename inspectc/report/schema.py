@@ -72,6 +72,8 @@ FORMAT = "inspectc-report"
 #      Also 3 (additive): a frame's status may be ``interrupted`` (SIGINT/SIGTERM stopped the run during its
 #      compile; read as ``empty_graph`` or ``compiling`` before). Older readers show
 #      the status as it is.
+#      Also 3 (additive): a ``run_secrets`` meta key (``secrets.py``): a salt and the salted
+#      SHA-256 and length of each secret-named argv/environment value; absent: none recorded.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

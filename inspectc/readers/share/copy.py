@@ -25,6 +25,7 @@ from inspectc.readers.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub
 from inspectc.report import untrusted
 from inspectc.report.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
 from inspectc.report.schema import compress, decompress
+from inspectc.report.secrets import META_KEY
 from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
 
 
@@ -102,8 +103,7 @@ def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
     for entry in data:
         if isinstance(entry, dict):
             entry = {
-                k: scrub_run(v, redactor) if k == "run" else json.loads(redactor.sub(json.dumps(v)))
-                for k, v in entry.items()
+                k: scrub_run(v, redactor) if k == "run" else redactor.sub_plain(v) for k, v in entry.items()
             }
         ranks.append(entry)
     return json.dumps(ranks)
@@ -183,8 +183,12 @@ def redacted_copy(
 
 def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool) -> CopyNotes:
     sub = redactor.sub if redactor else (lambda text: text)
+    at = redactor.at if redactor else (lambda where: None)
+    # The salted hashes of the run's secrets stay in the private report: a short one can be guessed.
+    db.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
     for key, value in _rows(db, "SELECT key, value FROM meta WHERE key NOT IN ('format', 'schema_version')"):
         if redactor is not None:
+            at(f"meta {key}")
             value = _scrub_meta(key, value, redactor)
         db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
 
@@ -199,10 +203,11 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
             try:
                 plain = json.loads(metadata)
                 if redactor is not None:
-                    plain = _drop_checksums(plain, redactor.counts)
+                    plain = redactor.sub_plain(_drop_checksums(plain, redactor.counts))
                 metadata = json.dumps(_drop_loc(plain) if no_source else plain)
             except (ValueError, RecursionError):
                 metadata = "{}"  # unreadable metadata is not copied: it could hold anything
+        at(f"event {seq} ({name})")
         payload = decompress(blob)
         if payload is not None and no_source and name not in DATA_EVENTS:
             payload = LEFT_OUT
@@ -211,7 +216,7 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
             payload, moved[seq] = redactor.sub_mapped(payload, offsets.get(seq, ()))
         db.execute(
             "UPDATE events SET name = ?, metadata = ?, payload = ? WHERE seq = ?",
-            (sub(name), sub(metadata), None if payload is None else compress(payload), seq),
+            (sub(name), metadata, None if payload is None else compress(payload), seq),
         )
 
     for table in ("graphs", "kernels"):
@@ -223,11 +228,20 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
                 stop = moved[seq].get(stop, stop) if stop is not None else None
             db.execute(f"UPDATE {table} SET start = ?, stop = ? WHERE rowid = ?", (start, stop, rowid))  # noqa: S608
     for kid, name, data in _rows(db, "SELECT id, name, data FROM kernels"):
-        db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), sub(data), kid))
+        at(f"kernel {kid}")
+        if redactor is not None:
+            data = json.dumps(redactor.sub_plain(json.loads(data)))
+        db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), data, kid))
     for rank, cid, data in _rows(db, "SELECT rank, compile_id, data FROM frames"):
+        at(f"frame {cid}" + (f" rank {rank}" if rank not in (None, -1) else ""))
+        plain = json.loads(data)
         if no_source:
-            data = json.dumps(to_plain(_strip_source(from_plain(Frame, json.loads(data)))))
-        db.execute("UPDATE frames SET data = ? WHERE rank = ? AND compile_id = ?", (sub(data), rank, cid))
+            plain = to_plain(_strip_source(from_plain(Frame, plain)))
+        if redactor is not None:
+            plain = redactor.sub_plain(plain)  # field by field: a guard keeps its shape, JSON stays JSON
+        db.execute(
+            "UPDATE frames SET data = ? WHERE rank = ? AND compile_id = ?", (json.dumps(plain), rank, cid)
+        )
     left_out = ("user source lines", "kernel source", "graphs and repros") if no_source else ()
     return CopyNotes(
         redacted=tuple(redactor.describe()) if redactor else (),

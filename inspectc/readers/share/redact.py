@@ -24,6 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.readers.share.rules import NAME as _NAME
+from inspectc.readers.share.rules import RULES, Rule, group_regex
+from inspectc.report import secrets as run_secrets
+from inspectc.report.model import to_plain
 from inspectc.trace.records import SOURCE_FREE_EVENTS
 
 HOME = "~"
@@ -33,18 +37,6 @@ TOKEN = "<token>"
 HASH = "<hash>"
 SECRET = "<secret>"
 
-# A user name inside a path: up to a character that ends a path part.
-_NAME = r"(?:[^/\\\s'\"`<>:;,|()\[\]{}]|\\u[0-9a-fA-F]{4})+"  # \uXXXX: JSON-escaped
-_GENERIC_HOMES = (
-    rf"/(?:home|Users)/{_NAME}",
-    rf"[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\){_NAME}",  # Windows, also JSON-escaped
-)
-# Shared clusters: the folder is not a home (kept), the name in it is a user's.
-_USER_FOLDERS = (
-    rf"(?<=/data/users/){_NAME}",
-    rf"(?<=/scratch/users/){_NAME}",
-    rf"(?<=/scratch/)(?!users/){_NAME}",
-)
 _HOME_USER = re.compile(
     rf"(?:/(?:home|Users)/|/data/users/|/scratch/users/|/scratch/(?!users/)|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\))({_NAME})"
 )
@@ -53,28 +45,9 @@ _CACHE_USER_NAME = re.compile(rf"torchinductor_({_NAME})")
 # folder is /tmp/torchinductor_<user>.
 _BEFORE = r"(?<![^\W_])"
 _AFTER = r"(?![^\W_])"
-_CACHE_USER = rf"(?<=torchinductor_){_NAME}"  # any user's, even one the report never names
-# Access tokens by their published shapes (Hugging Face, GitHub, AWS, OpenAI/Anthropic, Slack,
-# GitLab, Google API keys, npm, PyPI).
-TOKEN_SHAPES = (
-    r"hf_[A-Za-z0-9]{20,}",
-    r"gh[pousr]_[A-Za-z0-9]{30,}",
-    r"github_pat_[A-Za-z0-9_]{20,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-    r"sk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{20,}",
-    r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    r"glpat-[A-Za-z0-9_-]{20,}",
-    r"AIza[0-9A-Za-z_-]{35}",
-    r"npm_[A-Za-z0-9]{36}",
-    r"pypi-[A-Za-z0-9_-]{50,}",
-)
-_TOKEN = rf"(?<![A-Za-z0-9])(?:{'|'.join(TOKEN_SHAPES)})(?![A-Za-z0-9])"
-# Content hashes: md5/sha hex (32+), Inductor's base32 cache names (cabc...: 50+ lowercase).
-_HASH = r"(?<![A-Za-z0-9])(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])(?:[0-9a-f]{32,}|[0-9a-z]{50,})(?![A-Za-z0-9])"
 # Options whose value is a secret, in argv: --token X, --hf-token=X, API_KEY=X.
-SECRET_OPTION = re.compile(
-    r"^(?!.*tokens$)-{0,2}[\w.-]*(?:token|secret|passw(?:or)?d|api[_-]?key|credential)[\w.-]*$", re.I
-)
+SECRET_OPTION = re.compile(rf"-{{0,2}}{run_secrets.SECRET_NAME}$")
+REDACTED_STR = "<redacted str>"  # a run secret in quotes: a guard keeps its shape
 # Shared system accounts are not personal; replacing them as words would mangle text
 # ("root" is also a guard tree's word). Paths under their homes are still replaced.
 GENERIC_ACCOUNTS = frozenset(
@@ -97,8 +70,10 @@ MIN_HOST = 2
 # With --no-source these event payloads are kept (they hold no source); all others are blanked.
 DATA_EVENTS = SOURCE_FREE_EVENTS
 LEFT_OUT = "# left out by `inspectc share --no-source`\n"
-KINDS = {"t": "token", "h": "home directory", "u": "user name", "n": "host name", "x": "content hash"}
-_REPLACEMENT = {"t": TOKEN, "h": HOME, "u": USER, "n": HOST, "x": HASH}
+KINDS = {"h": "home directory", "u": "user name", "n": "host name", "s": "run secret"}
+_REPLACEMENT = {"h": HOME, "u": USER, "n": HOST, "s": SECRET}
+_TALLY = {TOKEN: "token", HASH: "content hash", HOME: "home directory"}  # the summary's kinds
+PLACEHOLDERS = frozenset({*_REPLACEMENT.values(), *(r.placeholder for r in RULES), REDACTED_STR, TOKEN, HASH})
 
 
 def _current_user() -> str | None:
@@ -120,7 +95,12 @@ class Redactor:
     hosts: tuple[str, ...] = ()
     segments: tuple[str, ...] = ()  # user names replaced wherever they are a whole path part
     skipped: tuple[str, ...] = ()  # kinds ("user name", "host name") found but not replaced as words
+    secrets: tuple[str, ...] = ()  # the run's own secret values (argv flags, environment)
+    rules: tuple[Rule, ...] = RULES  # the table, plus any --redact-rules
     counts: Counter[str] = field(default_factory=Counter, compare=False)
+    # (field, rule) -> removed values, for --show-redactions (never written to a bundle)
+    removed: dict[tuple[str, str], set[str]] = field(default_factory=dict, compare=False)
+    where: list[str] = field(default_factory=lambda: ["report"], compare=False)
 
     @classmethod
     def for_report(
@@ -129,6 +109,8 @@ class Redactor:
         hostnames: Iterable[str | None] = (),
         paths: Iterable[str | None] = (),
         users: Iterable[str | None] = (),
+        secrets: Iterable[str] = (),
+        extra_rules: tuple[Rule, ...] = (),
         this_machine: bool = True,
     ) -> Redactor:
         """Values from the report (its host names, paths, users) plus this machine's, if asked."""
@@ -165,17 +147,45 @@ class Redactor:
             hosts=tuple(sorted(good_hosts, key=len, reverse=True)),
             segments=tuple(sorted(personal - words, key=len, reverse=True)),
             skipped=tuple(skipped),
+            secrets=tuple(
+                sorted({v for v in secrets if len(v) >= run_secrets.MIN_SECRET}, key=len, reverse=True)
+            ),
+            rules=RULES + tuple(extra_rules),
         )
 
     # -- matching ----------------------------------------------------------------------
     @property
     def pattern(self) -> re.Pattern[str]:
-        return _compile(self.homes, self.users, self.hosts, self.segments)
+        return _compile(self.homes, self.users, self.hosts, self.segments, self.secrets, self.rules)
+
+    def at(self, where: str) -> None:
+        """Name the field the next replacements come from (``--show-redactions`` lists it)."""
+        self.where[0] = where
+
+    def kind(self, match: re.Match[str]) -> str:
+        """The rule that *match* (of :attr:`pattern`) matched, by name."""
+        group = match.lastgroup or "x"
+        if group[0] == "r":
+            return self.rules[int(group[1:])].name
+        return KINDS[group[0]]
 
     def _replacement(self, match: re.Match[str]) -> str:
-        kind = (match.lastgroup or "x")[0]
-        self.counts[KINDS[kind]] += 1
-        return _REPLACEMENT[kind]
+        group = match.lastgroup or "x"
+        kind = self.kind(match)
+        keep = ""
+        if group[0] == "r":
+            index = int(group[1:])
+            keep = (match.group(f"k{index}") if f"k{index}" in match.re.groupindex else None) or ""
+            placeholder = self.rules[index].placeholder
+        elif group[0] == "s":
+            placeholder = REDACTED_STR if match.group(f"q{group[1:]}") else SECRET
+        else:
+            placeholder = _REPLACEMENT[group[0]]
+        rep = keep + placeholder
+        removed = match.group(0)[len(keep) :]
+        self.counts[_TALLY.get(placeholder, kind)] += 1
+        self.removed.setdefault((self.where[0], kind), set()).add(removed)
+        return rep
 
     def sub(self, text: str) -> str:
         return self.pattern.sub(self._replacement, text)
@@ -203,6 +213,16 @@ class Redactor:
         out.append(text[pos:])
         return "".join(out), mapping
 
+    def sub_plain(self, value: Any) -> Any:
+        """A plain JSON value (dicts, lists, strings) with every string in it redacted."""
+        if isinstance(value, str):
+            return self.sub(value)
+        if isinstance(value, dict):
+            return {self.sub(k) if isinstance(k, str) else k: self.sub_plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.sub_plain(v) for v in value]
+        return value
+
     def found_in(self, text: str) -> list[str]:
         """The sensitive strings in *text* (tests and ``share --check`` use this)."""
         return [m.group(0) for m in self.pattern.finditer(text)]
@@ -216,7 +236,15 @@ class Redactor:
             what.append(f"the run's host name → {HOST} (too short to replace in text)")
         if self.users:
             what.append(f"user name → {USER}")
-        what += [f"access tokens → {TOKEN}", f"content hashes → {HASH}"]
+        if self.secrets:
+            what.append(f"the run's secret argv and environment values → {SECRET}")
+        what += [
+            f"access tokens → {TOKEN}",
+            "credentials (bearer, URL, secret-named flags and assignments) → <secret>",
+            "emails, IP addresses, user names in cluster folders",
+            f"content hashes → {HASH}",
+        ]
+        what += [f"{r.name} → {r.placeholder}" for r in self.rules[len(RULES) :]]
         if "user name" in self.skipped:
             what.append(
                 f"a user name that is a shared account (such as root) or under {MIN_USER} characters"
@@ -233,30 +261,34 @@ class Redactor:
 def _plural(kind: str, n: int) -> str:
     if n == 1:
         return kind
-    if kind.endswith("y"):
+    if kind.endswith("y") and not kind.endswith(("ay", "ey", "oy", "uy")):
         return kind[:-1] + "ies"
     return kind + ("es" if kind.endswith(("s", "sh", "ch", "x")) else "s")
 
 
-_CACHE: dict[tuple[tuple[str, ...], ...], re.Pattern[str]] = {}
+_CACHE: dict[tuple[tuple[Any, ...], ...], re.Pattern[str]] = {}
 
 
 def _compile(
-    homes: tuple[str, ...], users: tuple[str, ...], hosts: tuple[str, ...], segments: tuple[str, ...]
+    homes: tuple[str, ...],
+    users: tuple[str, ...],
+    hosts: tuple[str, ...],
+    segments: tuple[str, ...],
+    secrets: tuple[str, ...],
+    rules: tuple[Rule, ...],
 ) -> re.Pattern[str]:
-    key = (homes, users, hosts, segments)
+    key = (homes, users, hosts, segments, secrets, rules)
     pattern = _CACHE.get(key)
     if pattern is None:
-        parts = [rf"(?P<t>{_TOKEN})"]
+        # The run's secrets first: one in '...' or \\"...\\" (JSON-escaped) takes its quotes,
+        # so a guard reads `== <redacted str>`; a bare JSON string's quotes stay.
+        parts = [rf"(?P<s{i}>(?P<q{i}>'|\\\")?{_either(v)}(?(q{i})(?P=q{i})))" for i, v in enumerate(secrets)]
         parts += [rf"(?P<h{i}>{_either(h)}(?![\w.-]))" for i, h in enumerate(homes)]
-        parts += [rf"(?P<hg{i}>{p})" for i, p in enumerate(_GENERIC_HOMES)]
-        parts += [rf"(?P<uf{i}>{p})" for i, p in enumerate(_USER_FOLDERS)]
-        parts.append(rf"(?P<ug>{_CACHE_USER})")
+        parts += [group_regex(r, i) for i, r in enumerate(rules)]
         parts += [rf"(?P<n{i}>(?i:{_BEFORE}{_either(h)}{_AFTER}))" for i, h in enumerate(hosts)]
         parts += [rf"(?P<u{i}>{_BEFORE}{_either(u)}{_AFTER})" for i, u in enumerate(users)]
         # A short or odd user name is still private as a whole path part (/mnt/bo/x).
         parts += [rf"(?P<us{i}>(?<=[/\\]){_either(u)}(?=[/\\\"'\s]|$))" for i, u in enumerate(segments)]
-        parts.append(rf"(?P<x>{_HASH})")
         pattern = _CACHE[key] = re.compile("|".join(parts))
     return pattern
 
@@ -289,9 +321,10 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
-def redactor_for(report: Any, *, this_machine: bool = True) -> Redactor:
+def redactor_for(report: Any, *, this_machine: bool = True, extra_rules: tuple[Rule, ...] = ()) -> Redactor:
     """A :class:`Redactor` for an open :class:`~inspectc.report.reader.Report`: every rank's
-    host, directory, argv and sources, every path of every frame."""
+    host, directory, argv and sources, every path of every frame, and the run's secrets
+    (values of secret-named argv flags, and text whose salted hash capture recorded)."""
     run = report.run
     hostnames: list[str | None] = [run.hostname]
     paths: list[str | None] = [run.cwd, *run.argv, *run.options.sources, str(report.path)]
@@ -308,7 +341,44 @@ def redactor_for(report: Any, *, this_machine: bool = True) -> Redactor:
             paths += [s.filename for s in gb.user_stack]
     for event in report.events(limit=100_000):  # file names torch logged (cache folders)
         paths += [s for s in _strings(event.metadata) if "/" in s or "\\" in s]
-    return Redactor.for_report(hostnames=hostnames, paths=paths, this_machine=this_machine)
+    argvs = [list(run.argv)] + [
+        list(r["run"]["argv"])
+        for r in rank_runs(report)
+        if isinstance(r.get("run"), dict) and isinstance(r["run"].get("argv"), list)
+    ]
+    found = {v for argv in argvs for v in run_secrets.secret_values([str(a) for a in argv], {})}
+    found = {v for v in found if not v.startswith("<")}  # a redacted report's placeholders
+    found |= hashed_secrets(report)
+    return Redactor.for_report(
+        hostnames=hostnames, paths=paths, secrets=found, extra_rules=extra_rules, this_machine=this_machine
+    )
+
+
+def hashed_secrets(report: Any) -> set[str]:
+    """Text of *report* whose salted hash its ``run_secrets`` meta records (each rank's too)."""
+    metas = [report.meta.get(run_secrets.META_KEY)]
+    metas += [str(r.get(run_secrets.META_KEY)) for r in rank_runs(report) if r.get(run_secrets.META_KEY)]
+    parsed = [p for p in (run_secrets.parse_meta(m) for m in metas) if p is not None]
+    if not parsed:
+        return set()
+    found: set[str] = set()
+    for text in _report_texts(report):
+        for salt, by_len in parsed:
+            found |= run_secrets.matches(text, salt, by_len)
+    return found
+
+
+def _report_texts(report: Any) -> Iterable[str]:
+    for key, value in report.meta.items():
+        if key != run_secrets.META_KEY:
+            yield str(value)
+    for event in report.events(limit=1_000_000):
+        yield json.dumps(event.metadata)
+        yield report.event_payload(event.seq) or ""
+    for frame in report.frames:
+        yield json.dumps(to_plain(frame))
+    for kernel in report.kernels:
+        yield kernel.name
 
 
 def scrub_run(run: Any, redactor: Redactor) -> Any:
@@ -328,7 +398,7 @@ def scrub_run(run: Any, redactor: Redactor) -> Any:
                 redactor.sub(a) if isinstance(a, str) else a for a in hide_secret_options(value, redactor)
             ]
         else:
-            out[key] = json.loads(redactor.sub(json.dumps(value)))
+            out[key] = redactor.sub_plain(value)
     return out
 
 

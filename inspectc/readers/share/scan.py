@@ -10,8 +10,10 @@ report that says it was never redacted. The values themselves are shown masked.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import sqlite3
 import zipfile
 import zlib
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.readers.share.redact import KINDS, redactor_for
+from inspectc.readers.share.redact import redactor_for
+from inspectc.readers.share.rules import Rule
 from inspectc.report import untrusted
 from inspectc.report.bundle import MemberBudget, open_bundle
 from inspectc.report.schema import decompress
@@ -47,14 +50,16 @@ def mask(value: str) -> str:
     return f"{value[:keep]}… ({len(value)} characters)"
 
 
-def scan_bundle(path: str | os.PathLike[str], *, this_machine: bool = True) -> list[Finding]:
+def scan_bundle(
+    path: str | os.PathLike[str], *, this_machine: bool = True, extra_rules: tuple[Rule, ...] = ()
+) -> list[Finding]:
     """Everything in the bundle at *path* that looks private; raises :class:`ReportError`."""
     findings: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
 
     def look(text: str | None, where: str) -> None:
         for match in detector.pattern.finditer(text or ""):
-            kind = KINDS[(match.lastgroup or "x")[0]]
+            kind = detector.kind(match)
             key = (kind, where, match.group(0))
             if key not in seen:
                 seen.add(key)
@@ -62,7 +67,7 @@ def scan_bundle(path: str | os.PathLike[str], *, this_machine: bool = True) -> l
 
     with open_bundle(path) as report:
         # What the report still records (an unredacted run's host, cwd) and this machine's names.
-        detector = redactor_for(report, this_machine=this_machine)
+        detector = redactor_for(report, this_machine=this_machine, extra_rules=extra_rules)
         if not _redacted(report.meta.get("redaction")):
             findings.append(
                 Finding("not redacted", "report.inspectc", "made with --no-redact, or not by share")
@@ -70,8 +75,21 @@ def scan_bundle(path: str | os.PathLike[str], *, this_machine: bool = True) -> l
         for where, text in _report_texts(report.path, findings):
             look(text, f"report.inspectc ({where})")
     for name, text in _text_members(path):
-        look(text, name)
+        look(as_read(name, text), name)
     return findings
+
+
+_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]|~#!{}])")
+
+
+def as_read(name: str, text: str) -> str:
+    """A member's text as a reader sees it: HTML entities and Markdown escapes undone, so
+    the checker matches what the redactor matched (``&lt;user&gt;`` is the placeholder)."""
+    if name.endswith((".html", ".htm")):
+        return html.unescape(text)
+    if name.endswith(".md"):
+        return html.unescape(_MD_ESCAPE.sub(r"\1", text))
+    return text
 
 
 def _report_texts(report_path: os.PathLike[str], findings: list[Finding]) -> Iterator[tuple[str, str]]:
