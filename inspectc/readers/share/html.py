@@ -200,7 +200,7 @@ def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:
     for k in info.top_kernels:
         name, frame, *cells = cols.cells(k)
         rows.append([_c(name), esc(frame), *(esc(c) for c in cells)])
-    out.append(_table(cols.header, rows, {2, 3, 4, 5, 6, 7}))
+    out.append(_table(cols.header, rows, cols.numeric))
     out.append(
         f"<p>Top {len(info.top_kernels)} of {info.kernels_total} kernels by measured time. {esc(cols.legend)}</p>\n"
     )

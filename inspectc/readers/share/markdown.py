@@ -152,7 +152,7 @@ def _kernel_table(info: ShareInfo) -> str:
     cols = kernel_columns(info.top_kernels, info.bench)
     rows = [
         "| " + " | ".join(cols.header) + " |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| " + " | ".join("---:" if i in cols.numeric else "---" for i in range(len(cols.header))) + " |",
     ]
     for k in info.top_kernels:
         name, frame, *cells = cols.cells(k)

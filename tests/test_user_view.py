@@ -1,0 +1,92 @@
+"""The user's view (issue 28): what a new user reads renders as intended.
+
+Share's Markdown is parsed as GitHub does (CommonMark + GFM tables, markdown-it-py): every table's
+rows have the header's column count and no HTML escape from the report leaks into the text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from inspectc.readers.share.html import render_html
+from inspectc.readers.share.markdown import gather, render_markdown
+from inspectc.report.open import open_report
+
+SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples" / "reports").glob("*.inspectc"))
+_ESCAPE = re.compile(r"&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);")
+
+
+def _md_tables(text: str) -> list[list[int]]:
+    """Cells per row of each table, header row first, as markdown-it-py (GFM tables) parses it."""
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(text)
+    tables: list[list[int]] = []
+    for t in tokens:
+        if t.type == "table_open":
+            tables.append([])
+        elif t.type == "tr_open":
+            tables[-1].append(0)
+        elif t.type in ("th_open", "td_open"):
+            tables[-1][-1] += 1
+    return tables
+
+
+def _md_texts(text: str) -> list[str]:
+    markdown_it = pytest.importorskip("markdown_it")
+    tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(text)
+    return [
+        c.content
+        for t in tokens
+        if t.type == "inline"
+        for c in t.children or []
+        if c.type in ("text", "code_inline")
+    ]
+
+
+class _Rows(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[int]] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append(0)
+        elif tag in ("th", "td"):
+            self.tables[-1][-1] += 1
+
+
+def _html_tables(text: str) -> list[list[int]]:
+    parser = _Rows()
+    parser.feed(text)
+    return parser.tables
+
+
+def _with_bench(info):  # noqa: ANN001, ANN202 - ShareInfo
+    """The same share with isolated bench figures for its top kernels (adds two columns)."""
+    return dataclasses.replace(info, bench={k.id: ("1.5 (n=5)", "40%") for k in info.top_kernels})
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_share_tables_have_the_headers_column_count(sample: Path) -> None:
+    with open_report(sample) as report:
+        info = gather(report)
+    for variant in (info, _with_bench(info)):
+        markdown = render_markdown(variant)
+        tables = _md_tables(markdown)
+        assert tables, "no table parsed from the share's Markdown"
+        for rows in tables:
+            assert len(rows) >= 2 and set(rows) == {rows[0]}, rows
+        leaked = [t for t in _md_texts(markdown) if _ESCAPE.search(t)]
+        assert not leaked, leaked[:3]
+        for rows in _html_tables(render_html(variant)):
+            assert set(rows) == {rows[0]}, rows
+    if info.top_kernels:
+        heads = [rows[0] for rows in _md_tables(render_markdown(_with_bench(info)))]
+        assert max(heads) >= 9  # isolated µs and % of limit appear only when measured
