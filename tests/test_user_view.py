@@ -90,3 +90,35 @@ def test_share_tables_have_the_headers_column_count(sample: Path) -> None:
     if info.top_kernels:
         heads = [rows[0] for rows in _md_tables(render_markdown(_with_bench(info)))]
         assert max(heads) >= 9  # isolated µs and % of limit appear only when measured
+
+
+# ---------------------------------------------------------------------------
+# Item 2: an unresumable break's reason is whole, its hints kept, one break one group
+
+_BREAKS = Path(__file__).resolve().parent / "data" / "breaks"
+
+
+def test_unresumable_fail_reason_is_whole_with_hints_and_groups_with_its_artifact() -> None:
+    from inspectc.readers.analysis import break_groups
+    from inspectc.report.model import Frame
+    from inspectc.trace.payloads.breaks import parse_break
+
+    artifact = (_BREAKS / "2.13.0-cpu-breaks-7_0.txt").read_text(encoding="utf-8")
+    # compilation_metrics' fail/restart reason of the same skipped frame: the preamble, a blank
+    # line and the gb block, without the artifact's "Graph Break Reason: " prefix.
+    block = artifact.split("Graph break encountered:\n", 1)[1].split("User code traceback:", 1)[0]
+    preamble = artifact.splitlines()[1].removeprefix("Graph Break Reason: ")
+    fail = parse_break(f"{preamble}\n{block}")
+    whole = parse_break(artifact)
+    assert fail.reason == whole.reason
+    assert fail.reason.startswith("Unsupported context manager: Dynamo does not know how to enter")
+    assert "Graph break encountered" not in fail.reason
+    assert fail.hints == whole.hints and len(fail.hints) == 3
+    assert fail.gb_id == "GB0142" and fail.frame_skipped
+    located = dataclasses.replace(fail, filename=whole.filename, line=whole.line)
+    frames = [
+        Frame(compile_id="0/0", graph_breaks=(whole,)),
+        Frame(compile_id="1/0", graph_breaks=(located,)),
+    ]
+    groups = break_groups(frames)
+    assert len(groups) == 1 and groups[0].count == 2
