@@ -122,3 +122,30 @@ def test_unresumable_fail_reason_is_whole_with_hints_and_groups_with_its_artifac
     ]
     groups = break_groups(frames)
     assert len(groups) == 1 and groups[0].count == 2
+
+
+# ---------------------------------------------------------------------------
+# Items 3 and 5: a logging break gets ignore_logging_functions, proven by suggest
+
+
+@pytest.mark.capture
+def test_logging_break_gets_ignore_logging_functions_proven_by_suggest(captures) -> None:  # noqa: ANN001
+    import json
+
+    from conftest import run_cli
+
+    run = captures.get("suggest_logging.py", label="suggest")
+    assert run.proc.returncode == 0, run.proc.stderr
+    python = "torch._dynamo.config.ignore_logging_functions.add(logging.Logger.warning)"
+    summary = run_cli("summary", str(run.report), check=True).stdout
+    assert "Suggestions (1" in summary and python in summary
+    data = json.loads(run_cli("export", str(run.report), check=True).stdout)
+    assert [s["config"] for s in data["suggestions"]] == [
+        "dynamo.ignore_logging_functions+=logging.Logger.warning"
+    ]
+    listed = run_cli("suggest", str(run.report), "--list", check=True).stdout
+    assert "would try: --config dynamo.ignore_logging_functions+=logging.Logger.warning" in listed
+
+    out = run_cli("suggest", str(run.report), check=True, cwd=run.report.parent).stdout
+    assert "break gone: suggest_logging.py:13" in out and "breaks 1 -> 0" in out
+    assert "verdict: helps" in out and python in out

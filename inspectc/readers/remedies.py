@@ -22,6 +22,9 @@ from inspectc.report.model import CONFIG_MODULES, Frame
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
 _BUILTIN_CALL = re.compile(r"builtin `(\w+)`")
+_LOGGER_METHOD = re.compile(r"method: <\w*Logger [^>]*>\.(\w+)")
+_TRANSFORMERS_LOGGING = ("warning_once", "info_once", "warning_advice")
+_LOGGING_WHY = "Dynamo's hint (logging call: the compiled code leaves it out)"
 _SIZE_MISMATCH = re.compile(r"tensor '([^']+)' (?:size|stride) mismatch at index (\d+)")
 _LIMIT_HIT = re.compile(
     r"(recompile_limit|cache_size_limit) \((\d+)\)|hit config\.(recompile_limit|cache_size_limit)"
@@ -87,7 +90,7 @@ def remedies(frames: list[Frame]) -> list[Remedy]:
     for group in break_groups(frames):
         where = f"break {group.location}"
         texts = [group.gb_type or "", group.reason, *group.example.hints]
-        for change, why in _break_configs(texts):
+        for change, why in _break_configs([*texts, group.example.debug_context or ""]):
             _add(found, Remedy(why=why, change=change), where, group.gb_id)
         code = _code_fix(texts)
         if code:
@@ -121,10 +124,27 @@ def _break_configs(texts: Iterable[str]) -> list[tuple[ConfigChange, str]]:
                 "Dynamo's hint (logging call)",
             )
         )
+    if "ignore_logging_functions" in joined:
+        out.append(
+            (ConfigChange("dynamo.ignore_logging_functions", f"+={_logging_target(joined)}"), _LOGGING_WHY)
+        )
     unique: dict[ConfigChange, str] = {}
     for change, why in out:
         unique.setdefault(change, why)
     return list(unique.items())
+
+
+def _logging_target(text: str) -> str:
+    """The logging function to ignore, from the break's debug context (``<Logger x>.warning``).
+
+    transformers' ``warning_once``/``info_once``/``warning_advice`` are its own functions set on
+    ``logging.Logger`` when ``transformers.utils.logging`` is imported; naming them by that module
+    makes the name importable before the script runs."""
+    found = _LOGGER_METHOD.search(text)
+    method = found.group(1) if found else "warning"
+    if method in _TRANSFORMERS_LOGGING:
+        return f"transformers.utils.logging.{method}"
+    return f"logging.Logger.{method}"
 
 
 def _code_fix(texts: list[str]) -> str | None:
