@@ -149,3 +149,47 @@ def test_logging_break_gets_ignore_logging_functions_proven_by_suggest(captures)
     out = run_cli("suggest", str(run.report), check=True, cwd=run.report.parent).stdout
     assert "break gone: suggest_logging.py:13" in out and "breaks 1 -> 0" in out
     assert "verdict: helps" in out and python in out
+
+
+# ---------------------------------------------------------------------------
+# Item 6: reorderable_logging_functions only for a print of constants
+
+
+def _print_break(types: str, classes: str):  # noqa: ANN202 - GraphBreak
+    from inspectc.trace.payloads.breaks import parse_break
+
+    text = (_BREAKS / "2.13.0-cpu-breaks-0_0.txt").read_text(encoding="utf-8")
+    text = text.replace("['str']", types).replace(
+        "[<class 'torch._dynamo.variables.constant.ConstantVariable'>]", classes
+    )
+    return parse_break(text)
+
+
+@pytest.mark.parametrize(
+    ("types", "classes", "offered"),
+    [
+        ("['str']", "[<class 'torch._dynamo.variables.constant.ConstantVariable'>]", True),
+        (
+            "['str', 'Size']",
+            "[<class 'torch._dynamo.variables.constant.ConstantVariable'>, "
+            "<class 'torch._dynamo.variables.lists.SizeVariable'>]",
+            False,
+        ),
+        (
+            "['str', 'Tensor']",
+            "[<class 'torch._dynamo.variables.constant.ConstantVariable'>, "
+            "<class 'torch._dynamo.variables.tensor.TensorVariable'>]",
+            False,
+        ),
+    ],
+)
+def test_print_fix_offers_reordering_only_for_constant_arguments(
+    types: str, classes: str, offered: bool
+) -> None:
+    from inspectc.readers.remedies import remedies
+    from inspectc.report.model import Frame
+
+    found = remedies([Frame(compile_id="0/0", graph_breaks=(_print_break(types, classes),))])
+    configs = [r.change.option for r in found if r.change]
+    assert (configs == ["dynamo.reorderable_logging_functions+=print"]) is offered, configs
+    assert [r.code for r in found if r.change is None] == ["move the print out of the compiled function"]

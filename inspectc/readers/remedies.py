@@ -22,6 +22,10 @@ from inspectc.report.model import CONFIG_MODULES, Frame
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
 _BUILTIN_CALL = re.compile(r"builtin `(\w+)`")
+_ARG_CLASSES = re.compile(r"builtin \w+ \[([^\]]*)\]")
+_ARG_TYPES = re.compile(r"with argument types \[([^\]]*)\]")
+_CONSTANT_VARIABLES = ("ConstantVariable", "StringFormatVariable")
+_CONSTANT_TYPES = ("str", "int", "float", "bool", "NoneType")
 _LOGGER_METHOD = re.compile(r"method: <\w*Logger [^>]*>\.(\w+)")
 _TRANSFORMERS_LOGGING = ("warning_once", "info_once", "warning_advice")
 _LOGGING_WHY = "Dynamo's hint (logging call: the compiled code leaves it out)"
@@ -43,7 +47,7 @@ _CODE_FIXES: tuple[tuple[str, str], ...] = (
     ("generic_jump", "make the branch a torch.cond(pred, true_fn, false_fn, operands)"),
     ("graph_break()", "remove the torch._dynamo.graph_break() call"),
     ("Attempted to call function marked as skipped", "wrap the call in a custom op or allow_in_graph"),
-    ("builtin `print`", "move the print out of the compiled function"),
+    ("`print`", "move the print out of the compiled function"),  # builtin (operator) `print`
     ("open", "read the file outside the compiled function"),
 )
 
@@ -116,7 +120,7 @@ def _break_configs(texts: Iterable[str]) -> list[tuple[ConfigChange, str]]:
     for needle, key, value in _BY_TYPE:
         if needle in joined:
             out.append((ConfigChange(key, value), f"known remedy for {needle!r}"))
-    if "reorderable_logging_functions" in joined:
+    if "reorderable_logging_functions" in joined and _constant_arguments(joined):
         name = next(iter(_BUILTIN_CALL.findall(joined)), "print")
         out.append(
             (
@@ -132,6 +136,23 @@ def _break_configs(texts: Iterable[str]) -> list[tuple[ConfigChange, str]]:
     for change, why in out:
         unique.setdefault(change, why)
     return list(unique.items())
+
+
+def _constant_arguments(text: str) -> bool:
+    """Whether the logging call's arguments are all constants: only those Dynamo reorders here.
+
+    The debug context lists the argument variables (``builtin print [<class '...ConstantVariable'>]``);
+    a tensor's ``.shape`` (SizeVariable) or any other object makes Dynamo refuse to reorder it
+    ("can't actually be reordered"), so the remedy would not help. Older torch without the context:
+    the explanation's Python type names (``with argument types ['str', 'Size']``)."""
+    classes = _ARG_CLASSES.search(text)
+    if classes is not None:
+        names = re.findall(r"\.(\w+)'>", classes.group(1))
+        return all(name in _CONSTANT_VARIABLES for name in names)
+    types = _ARG_TYPES.search(text)
+    if types is not None:
+        return all(name in _CONSTANT_TYPES for name in re.findall(r"'(\w+)'", types.group(1)))
+    return False
 
 
 def _logging_target(text: str) -> str:
