@@ -193,3 +193,32 @@ def test_print_fix_offers_reordering_only_for_constant_arguments(
     configs = [r.change.option for r in found if r.change]
     assert (configs == ["dynamo.reorderable_logging_functions+=print"]) is offered, configs
     assert [r.code for r in found if r.change is None] == ["move the print out of the compiled function"]
+
+
+# ---------------------------------------------------------------------------
+# Item 7: a report made with inspectc.capture() does not send the user to `inspectc suggest`
+
+
+def test_api_report_says_what_to_do_instead_of_suggest(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    from inspectc.report.factory import ReportFactory
+    from inspectc.report.model import Frame, Run
+    from inspectc.trace.payloads.breaks import parse_break
+
+    item = parse_break((_BREAKS / "2.13.0-cpu-breaks-2_0.txt").read_text(encoding="utf-8"))
+    report = tmp_path / "notebook.inspectc"
+    made = ReportFactory(report, Run(argv=("ipykernel",), mode="api", cwd=str(tmp_path), exit_code=0))
+    made.frame(Frame(compile_id="0/0", function="f", status="graph_break", graph_breaks=(item,)))
+    made.close()
+
+    summary = run_cli("summary", str(report), check=True).stdout
+    assert "torch._dynamo.config.capture_scalar_outputs = True" in summary
+    header = next(line for line in summary.splitlines() if line.startswith("Suggestions"))
+    assert f"inspectc suggest {report}" not in header and "notebook.inspectc" not in header  # it would refuse
+    assert "made with inspectc.capture(): set one before torch.compile runs and capture again" in summary
+    listed = run_cli("suggest", str(report), "--list", check=True).stdout  # --list needs no re-run
+    assert "would try: --config dynamo.capture_scalar_outputs=True" in listed
+    refused = run_cli("suggest", str(report))
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "made by inspectc.capture()" in refused.stderr and "--list" in refused.stderr

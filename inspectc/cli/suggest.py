@@ -98,7 +98,12 @@ def _recorded_command(run: Run) -> tuple[list[str], str]:
 
     argv = list(run.argv)
     if run.mode not in ("script", "module") or argv[:2] != ["inspectc", "run"]:
-        raise UsageError("suggest needs a report made by `inspectc run` (this one was not)")
+        made = "inspectc.capture()" if run.mode == "api" else f"a {run.mode} run"
+        raise UsageError(
+            f"suggest re-runs a script, and this report was made by {made}: `inspectc suggest REPORT --list`"
+            " shows the remedies to set yourself before torch.compile runs; or record the script with"
+            " `inspectc run -o R.inspectc SCRIPT` and run `inspectc suggest R.inspectc`"
+        )
     own, rest = split_run_argv(argv[2:])
     kept: list[str] = []
     skip = False

@@ -128,7 +128,9 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
     lines.extend(timefmt.top_kernel_lines(report.kernels, frames))
-    lines.extend(remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path))))
+    lines.extend(
+        remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path)), report.run)
+    )
 
     if frames:
         lines.append("")
