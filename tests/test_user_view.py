@@ -222,3 +222,47 @@ def test_api_report_says_what_to_do_instead_of_suggest(tmp_path: Path) -> None:
     refused = run_cli("suggest", str(report))
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "made by inspectc.capture()" in refused.stderr and "--list" in refused.stderr
+
+
+# ---------------------------------------------------------------------------
+# Item 4: a break's resume edge goes to its own code's resume function, by code identity
+
+
+def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
+    from inspectc.readers.graph.breaks import resume_target
+    from inspectc.report.model import Frame, GraphBreak, StackFrame
+
+    def stack(*lines: tuple[int, str]) -> tuple[StackFrame, ...]:
+        return tuple(StackFrame(filename="m.py", line=n, function=fn) for n, fn in lines)
+
+    # Outer.forward (m.py:10) calls self.inner(x) at 14; Inner.forward (m.py:3) prints at 5.
+    gb = GraphBreak(reason="print", filename="m.py", line=5)
+    outer_stack = stack((20, "<module>"), (14, "forward"), (5, "forward"))
+    resume = "torch_dynamo_resume_in_forward_at_"
+    frames = [
+        Frame(
+            compile_id="0/0",
+            ordinal=0,
+            function="forward",
+            filename="m.py",
+            line=10,
+            status="graph_break",
+            graph_breaks=(dataclasses.replace(gb, user_stack=outer_stack),),
+        ),
+        Frame(
+            compile_id="1/0",
+            ordinal=1,
+            function="forward",
+            filename="m.py",
+            line=3,
+            status="graph_break",
+            graph_breaks=(dataclasses.replace(gb, user_stack=outer_stack),),
+        ),
+        Frame(compile_id="2/0", ordinal=2, function=f"{resume}5", filename="m.py", line=5),
+        Frame(compile_id="3/0", ordinal=3, function=f"{resume}14", filename="m.py", line=14),
+        Frame(compile_id="4/0", ordinal=4, function=f"{resume}14", filename="other.py", line=14),
+    ]
+    outer_target = resume_target(frames[0], frames)
+    inner_target = resume_target(frames[1], frames)
+    assert outer_target is not None and outer_target.compile_id == "3/0"
+    assert inner_target is not None and inner_target.compile_id == "2/0"

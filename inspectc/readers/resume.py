@@ -153,6 +153,29 @@ class Bytecode:
     modified: str | None  # what runs instead: the compiled graph's call, then the user's code
 
 
+def code_first_line(frames: Sequence[Frame], frame: Frame) -> int | None:
+    """The first line of the user's code object *frame* runs (its own, or the one it resumes).
+
+    Two functions of one name in one file (an outer and an inner module's ``forward``) are told
+    apart by code identity: a resume function ``..._in_F_at_L`` belongs to the compiled ``F`` of
+    that file whose first line is the nearest at or above L (Dynamo keeps the file and names the
+    line; the resume's own first line is L)."""
+    parts = resumed_function(frame.function)
+    if parts is None:
+        return frame.line
+    function, line = parts
+    firsts = [
+        f.line
+        for f in frames
+        if f.rank == frame.rank
+        and f.function == function
+        and f.filename == frame.filename
+        and f.line is not None
+        and f.line <= line
+    ]
+    return max(firsts) if firsts else None
+
+
 def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) -> list[Frame]:
     """The resume frames a graph break at *filename*:*line* made (``..._at_LINE``), each once."""
     if line is None:
