@@ -149,6 +149,16 @@ def test_logging_break_gets_ignore_logging_functions_proven_by_suggest(captures)
     out = run_cli("suggest", str(run.report), check=True, cwd=run.report.parent).stdout
     assert "break gone: suggest_logging.py:13" in out and "breaks 1 -> 0" in out
     assert "verdict: helps" in out and python in out
+    # item 5: the unseeded script's output changes on its own; suggest says so, not "DIFFERS"
+    assert "baseline output varies run to run (first at line 1:" in out
+    assert "output: differs, but it varies run to run without the change too" in out and "DIFFERS" not in out
+
+
+def test_suggest_shows_where_outputs_part() -> None:
+    from inspectc.cli.suggest import _first_difference
+
+    assert _first_difference("a\nb\nc\n", "a\nB\nc\n") == "first at line 2: 'b' -> 'B'"
+    assert _first_difference("a\n", "a\nextra\n") == "first at line 2: '<no line>' -> 'extra'"
 
 
 # ---------------------------------------------------------------------------
