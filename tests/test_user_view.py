@@ -276,3 +276,46 @@ def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
     inner_target = resume_target(frames[1], frames)
     assert outer_target is not None and outer_target.compile_id == "3/0"
     assert inner_target is not None and inner_target.compile_id == "2/0"
+
+
+# ---------------------------------------------------------------------------
+# Item 10: the README's Python examples import what exists, and the graph one runs
+
+_README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", _README.read_text(encoding="utf-8"), re.DOTALL)
+
+
+def test_readme_python_imports_exist() -> None:
+    import importlib
+
+    imports = [
+        line
+        for block in _python_blocks()
+        for line in block.splitlines()
+        if line.startswith(("from inspectc", "import inspectc"))
+    ]
+    assert imports
+    for line in imports:
+        module, _, names = line.removeprefix("from ").partition(" import ")
+        found = importlib.import_module(module.removeprefix("import ").strip())
+        for name in filter(None, (n.strip() for n in names.split("#")[0].split(","))):
+            assert hasattr(found, name), line
+    inline = re.findall(r"`(inspectc(?:\.\w+)+)\.\w+\(", _README.read_text(encoding="utf-8"))
+    for dotted in inline:  # `inspectc.report.fxgraph.parse(...)` in the prose
+        importlib.import_module(dotted)
+
+
+def test_readme_graph_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz dot is not installed")
+    (block,) = [b for b in _python_blocks() if "fusion_dot" in b]
+    shutil.copy(SAMPLES[0].parent / "mlp_train.inspectc", tmp_path / "run.inspectc")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.replace('"0/1"', '"0/0"'), "README.md", "exec"), {})  # noqa: S102
+    assert (tmp_path / "frame.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+    assert (tmp_path / "breaks.svg").stat().st_size > 0
