@@ -319,3 +319,61 @@ def test_readme_graph_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     exec(compile(block.replace('"0/1"', '"0/0"'), "README.md", "exec"), {})  # noqa: S102
     assert (tmp_path / "frame.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
     assert (tmp_path / "breaks.svg").stat().st_size > 0
+
+
+# ---------------------------------------------------------------------------
+# Item 1: frames named as the user knows them (stack and guard as a tiny GPT-2 records them)
+
+
+def test_wrapper_frame_is_named_by_the_model_method_and_the_users_call(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    from inspectc.report.factory import ReportFactory
+    from inspectc.report.model import Frame, Guard, Run, StackFrame
+    from inspectc.trace import names
+
+    site = "/venv/lib/python3.11/site-packages"
+    stack = (
+        StackFrame(
+            filename=str(tmp_path / "gpt2.py"), line=9, function="<module>", code="out = compiled(ids)"
+        ),
+        StackFrame(filename=f"{site}/torch/_dynamo/eval_frame.py", line=511, function="__call__"),
+        StackFrame(filename=f"{site}/torch/nn/modules/module.py", line=1778, function="_wrapped_call_impl"),
+        StackFrame(filename=f"{site}/torch/nn/modules/module.py", line=1789, function="_call_impl"),
+        StackFrame(filename=f"{site}/torch/_dynamo/eval_frame.py", line=1166, function="compile_wrapper"),
+        StackFrame(filename=f"{site}/transformers/utils/generic.py", line=1075, function="wrapper"),
+    )
+    guard = Guard(
+        kind="TYPE_MATCH",
+        source="L['self']",
+        code="___check_type_id(L['self'], 9463), type=<class 'transformers.models.gpt2.modeling_gpt2.GPT2LMHeadModel'>",
+    )
+    wrapper = stack[-1]
+    name = names.callable_name(wrapper.function, wrapper.filename, stack, (guard,))
+    assert name == "GPT2LMHeadModel.forward"
+    assert names.call_site(stack) == stack[0]
+    assert (
+        names.callable_name("f", str(tmp_path / "gpt2.py"), stack[:1], ()) is None
+    )  # a function: its own name
+
+    report = tmp_path / "gpt2.inspectc"
+    made = ReportFactory(report, Run(argv=("inspectc", "run", "gpt2.py"), cwd=str(tmp_path), exit_code=0))
+    made.frame(
+        Frame(
+            compile_id="0/0",
+            function="wrapper",
+            filename=wrapper.filename,
+            line=wrapper.line,
+            status="ok",
+            user_stack=stack,
+            callable_name=name,
+            call_site=stack[0],
+        )
+    )
+    made.close()
+    summary = run_cli("summary", str(report), check=True).stdout
+    row = next(line for line in summary.splitlines() if line.strip().startswith("0/0"))
+    assert "GPT2LMHeadModel.forward (wrapper)" in row and "called at gpt2.py:9" in row
+    with open_report(report) as opened:
+        info = gather(opened)
+    assert "GPT2LMHeadModel.forward (wrapper)" in render_markdown(info)

@@ -28,6 +28,24 @@ def short_function(name: str | None) -> str:
     return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name
 
 
+def in_library(filename: str | None) -> bool:
+    """Whether *filename* is installed code (site-packages, the standard library), not the user's."""
+    path = (filename or "").replace("\\", "/")
+    return any(part in path for part in ("/site-packages/", "/dist-packages/", "/lib/python3"))
+
+
+def shown_function(frame: Frame) -> str:
+    """A frame's name as the user knows it: ``GPT2LMHeadModel.forward (wrapper)`` when Dynamo
+    compiled a wrapper (kept as a detail), ``MLP.forward`` for a method, else the function."""
+    short = short_function(frame.function)
+    name = frame.callable_name
+    if not name or name == frame.function:
+        return short
+    if frame.function and name.endswith(f".{frame.function}"):
+        return name
+    return f"{name} ({short})"
+
+
 _DIS_JUMP = re.compile(r"\bJUMP_(?:FORWARD|ABSOLUTE|BACKWARD)\b.*\(to (?:L)?(\d+)\)")
 _DIS_LABEL = re.compile(r"^\s*(?:(\d+)\s+)?L(\d+):")
 

@@ -60,6 +60,9 @@ FORMAT = "inspectc-report"
 #      that reached a kernel, unattributed ranges, CUDA-graph replay time, why kernels are
 #      untimed). v2 reports are read as they are: their times have no samples (median, p90 and
 #      cv "not recorded"; readers show the mean and flag it noisy), frames no ``timing``.
+#   4: (additive, defaults read as "not recorded") a frame carries ``callable_name`` (the
+#      user-visible callable, ``GPT2LMHeadModel.forward``, when ``function`` is a wrapper or a
+#      method) and ``call_site`` (the user's line that called into it), from trace/names.py.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

@@ -14,6 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer, PythonLexer, TextLexer
 
+from inspectc.readers.resume import shown_function
 from inspectc.readers.share.markdown import (
     DETAILS_CAP,
     LINE_CAP,
@@ -221,7 +222,7 @@ def _frames(info: ShareInfo) -> str:
         rows.append(
             [
                 esc(frame_name(f)),
-                esc(f.function or "?"),
+                esc(shown_function(f)),
                 _c(location(f.filename, f.line, info.base)),
                 f'<span class="status-{esc(f.status)}">{esc(f.status)}</span>',
                 str(len(f.graph_breaks)),
