@@ -45,11 +45,7 @@ def set_config(key: str, value: Any, *, add: bool = False) -> Restore | Missing:
 
         found = getattr(builtins, str(value), None)
         if found is None and "." in str(value):
-            mod, _, attr = str(value).rpartition(".")
-            try:
-                found = getattr(importlib.import_module(mod), attr, None)
-            except ImportError:
-                found = None
+            found = _dotted(str(value))
         if found is None:
             return Missing(f"{key}+={value}: no builtin or importable name {value!r}")
         if isinstance(old, set):
@@ -65,6 +61,22 @@ def set_config(key: str, value: Any, *, add: bool = False) -> Restore | Missing:
     except (TypeError, ValueError, AssertionError) as exc:  # the config module checks types
         return Missing(f"{key}={value!r} refused by torch ({exc})")
     return lambda: setattr(target, name, old)
+
+
+def _dotted(name: str) -> Any:
+    """The object a dotted name names: a module's attribute, or a class's (``logging.Logger.warning``)."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            found = getattr(found, attr, None)
+            if found is None:
+                return None
+        return found
+    return None
 
 
 def check_config(config: dict[str, Any]) -> str | None:

@@ -3,7 +3,8 @@
 For every remedy that needs no code edit (see :mod:`inspectc.readers.remedies`), the
 recorded command is re-run once under ``inspectc run --config KEY=VALUE`` into its own
 report beside the original, so ``inspectc diff`` works on any pair; the baseline is re-run
-too (same command, no change) so the script's output can be compared. Candidates run one
+too (same command, no change), twice, so the script's output can be compared and its own
+run-to-run noise told apart from what a change did. Candidates run one
 at a time inside ``--budget`` seconds. Code remedies are shown, never applied, with the
 resume function the break created.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,7 @@ class Trial:
     breaks: frozenset[tuple[str, int | None, str]] = frozenset()
     recompiles: int = 0
     error: str | None = None
+    noisy: bool = False  # a second run without any change printed something else
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -91,6 +94,12 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
     consent(report.meta, "suggest", ["inspectc", "run", *command], yes=args.yes)
     deadline = time.monotonic() + args.budget
     base = _trial("baseline", [], command, cwd, _free_path(source, "baseline"), deadline)
+    with tempfile.TemporaryDirectory(prefix="inspectc-suggest-") as scratch:
+        # The baseline again, to know the script's own noise (unseeded randomness, timings).
+        again = _trial("baseline again", [], command, cwd, Path(scratch) / "again.inspectc", deadline)
+    base.noisy = again.error is None and again.stdout != base.stdout
+    if base.noisy:
+        print(f"  baseline output varies run to run ({_first_difference(base.stdout, again.stdout)})")
     for remedy in tries:
         assert remedy.change is not None
         if time.monotonic() >= deadline:
@@ -114,7 +123,12 @@ def _recorded_command(run: Run) -> tuple[list[str], str]:
 
     argv = list(run.argv)
     if run.mode not in ("script", "module") or argv[:2] != ["inspectc", "run"]:
-        raise UsageError("suggest needs a report made by `inspectc run` (this one was not)")
+        made = "inspectc.capture()" if run.mode == "api" else f"a {run.mode} run"
+        raise UsageError(
+            f"suggest re-runs a script, and this report was made by {made}: `inspectc suggest REPORT --list`"
+            " shows the remedies to set yourself before torch.compile runs; or record the script with"
+            " `inspectc run -o R.inspectc SCRIPT` and run `inspectc suggest R.inspectc`"
+        )
     own, rest = split_run_argv(argv[2:])
     kept: list[str] = []
     skip = False
@@ -184,16 +198,34 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
     )
     if trial.exit_code != base.exit_code:
         print(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
-    if not base.stdout and not trial.stdout:
-        print("  output: the script prints nothing (not compared)")
-    else:
-        print("  output: " + ("same as without the change" if base.stdout == trial.stdout else "DIFFERS"))
+    print("  output: " + _output_verdict(base, trial))
     better = len(gone) > len(new) or trial.recompiles < base.recompiles
     if better and trial.exit_code == base.exit_code:
         print(f"  verdict: helps; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
     else:
         print("  verdict: does not help here (no break or recompile fewer): leave it out")
     print(f"  compare: inspectc diff {base.report} {trial.report}")
+
+
+def _output_verdict(base: Trial, trial: Trial) -> str:
+    if not base.stdout and not trial.stdout:
+        return "the script prints nothing (not compared)"
+    if base.stdout == trial.stdout:
+        return "same as without the change"
+    if base.noisy:
+        return "differs, but it varies run to run without the change too (not the change's doing)"
+    return f"DIFFERS ({_first_difference(base.stdout, trial.stdout)})"
+
+
+def _first_difference(before: str, after: str) -> str:
+    """Where two outputs part: the first differing line, both sides, cut to fit a line."""
+    old, new = before.splitlines(), after.splitlines()
+    for index in range(max(len(old), len(new))):
+        a = old[index] if index < len(old) else "<no line>"
+        b = new[index] if index < len(new) else "<no line>"
+        if a != b:
+            return f"first at line {index + 1}: {printable(a)[:60]!r} -> {printable(b)[:60]!r}"
+    return "only in line endings"
 
 
 def _print_code_remedy(remedy: Remedy, frames: list[Frame]) -> None:

@@ -17,11 +17,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspectc.readers.analysis import break_groups
-from inspectc.report.model import CONFIG_MODULES, Frame
+from inspectc.report.model import CONFIG_MODULES, Frame, Run
 
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
 _BUILTIN_CALL = re.compile(r"builtin `(\w+)`")
+_ARG_CLASSES = re.compile(r"builtin \w+ \[([^\]]*)\]")
+_ARG_TYPES = re.compile(r"with argument types \[([^\]]*)\]")
+_CONSTANT_VARIABLES = ("ConstantVariable", "StringFormatVariable")
+_CONSTANT_TYPES = ("str", "int", "float", "bool", "NoneType")
+_LOGGER_METHOD = re.compile(r"method: <\w*Logger [^>]*>\.(\w+)")
+_TRANSFORMERS_LOGGING = ("warning_once", "info_once", "warning_advice")
+_LOGGING_WHY = "Dynamo's hint (logging call: the compiled code leaves it out)"
 _SIZE_MISMATCH = re.compile(r"tensor '([^']+)' (?:size|stride) mismatch at index (\d+)")
 _LIMIT_HIT = re.compile(
     r"(recompile_limit|cache_size_limit) \((\d+)\)|hit config\.(recompile_limit|cache_size_limit)"
@@ -40,7 +47,7 @@ _CODE_FIXES: tuple[tuple[str, str], ...] = (
     ("generic_jump", "make the branch a torch.cond(pred, true_fn, false_fn, operands)"),
     ("graph_break()", "remove the torch._dynamo.graph_break() call"),
     ("Attempted to call function marked as skipped", "wrap the call in a custom op or allow_in_graph"),
-    ("builtin `print`", "move the print out of the compiled function"),
+    ("`print`", "move the print out of the compiled function"),  # builtin (operator) `print`
     ("open", "read the file outside the compiled function"),
 )
 
@@ -87,7 +94,7 @@ def remedies(frames: list[Frame]) -> list[Remedy]:
     for group in break_groups(frames):
         where = f"break {group.location}"
         texts = [group.gb_type or "", group.reason, *group.example.hints]
-        for change, why in _break_configs(texts):
+        for change, why in _break_configs([*texts, group.example.debug_context or ""]):
             _add(found, Remedy(why=why, change=change), where, group.gb_id)
         code = _code_fix(texts)
         if code:
@@ -113,7 +120,7 @@ def _break_configs(texts: Iterable[str]) -> list[tuple[ConfigChange, str]]:
     for needle, key, value in _BY_TYPE:
         if needle in joined:
             out.append((ConfigChange(key, value), f"known remedy for {needle!r}"))
-    if "reorderable_logging_functions" in joined:
+    if "reorderable_logging_functions" in joined and _constant_arguments(joined):
         name = next(iter(_BUILTIN_CALL.findall(joined)), "print")
         out.append(
             (
@@ -121,10 +128,44 @@ def _break_configs(texts: Iterable[str]) -> list[tuple[ConfigChange, str]]:
                 "Dynamo's hint (logging call)",
             )
         )
+    if "ignore_logging_functions" in joined:
+        out.append(
+            (ConfigChange("dynamo.ignore_logging_functions", f"+={_logging_target(joined)}"), _LOGGING_WHY)
+        )
     unique: dict[ConfigChange, str] = {}
     for change, why in out:
         unique.setdefault(change, why)
     return list(unique.items())
+
+
+def _constant_arguments(text: str) -> bool:
+    """Whether the logging call's arguments are all constants: only those Dynamo reorders here.
+
+    The debug context lists the argument variables (``builtin print [<class '...ConstantVariable'>]``);
+    a tensor's ``.shape`` (SizeVariable) or any other object makes Dynamo refuse to reorder it
+    ("can't actually be reordered"), so the remedy would not help. Older torch without the context:
+    the explanation's Python type names (``with argument types ['str', 'Size']``)."""
+    classes = _ARG_CLASSES.search(text)
+    if classes is not None:
+        names = re.findall(r"\.(\w+)'>", classes.group(1))
+        return all(name in _CONSTANT_VARIABLES for name in names)
+    types = _ARG_TYPES.search(text)
+    if types is not None:
+        return all(name in _CONSTANT_TYPES for name in re.findall(r"'(\w+)'", types.group(1)))
+    return False
+
+
+def _logging_target(text: str) -> str:
+    """The logging function to ignore, from the break's debug context (``<Logger x>.warning``).
+
+    transformers' ``warning_once``/``info_once``/``warning_advice`` are its own functions set on
+    ``logging.Logger`` when ``transformers.utils.logging`` is imported; naming them by that module
+    makes the name importable before the script runs."""
+    found = _LOGGER_METHOD.search(text)
+    method = found.group(1) if found else "warning"
+    if method in _TRANSFORMERS_LOGGING:
+        return f"transformers.utils.logging.{method}"
+    return f"logging.Logger.{method}"
 
 
 def _code_fix(texts: list[str]) -> str | None:
@@ -182,16 +223,29 @@ def as_plain(frames: list[Frame]) -> list[dict[str, object]]:
     ]
 
 
-def summary_lines(frames: list[Frame], clean: Callable[[str], str], report: str) -> list[str]:
+def can_suggest(run: Run) -> bool:
+    """Whether ``inspectc suggest`` can re-run what made this report (an ``inspectc run`` of a
+    script or module; a notebook's ``inspectc.capture()`` has no command to re-run)."""
+    return run.mode in ("script", "module")
+
+
+def how_to_prove(run: Run, report: str) -> str:
+    """How the user proves a config remedy on their own code, for this report's kind of run."""
+    if can_suggest(run):
+        return f"prove the config ones on this script: inspectc suggest {report}"
+    return (
+        "made with inspectc.capture(): set one before torch.compile runs and capture again,"
+        " or record the script with inspectc run and use inspectc suggest"
+    )
+
+
+def summary_lines(frames: list[Frame], clean: Callable[[str], str], report: str, run: Run) -> list[str]:
     """The summary's ``Suggestions`` section: what ``inspectc suggest`` would try, and code fixes."""
     found = remedies(frames)
     if not found:
         return []
     tries = sum(1 for r in found if r.change)
-    lines = [
-        "",
-        f"Suggestions ({len(found)}; prove the config ones on this script: inspectc suggest {report})",
-    ]
+    lines = ["", f"Suggestions ({len(found)}; {how_to_prove(run, report)})"]
     for r in found[:8]:
         where = ", ".join(r.targets[:2]) + (f" (+{len(r.targets) - 2})" if len(r.targets) > 2 else "")
         if r.change:
@@ -199,7 +253,8 @@ def summary_lines(frames: list[Frame], clean: Callable[[str], str], report: str)
         else:
             lines.append(f"  code  {clean(r.code or '')}   ({clean(where)})")
     if len(found) > 8:
-        lines.append(f"  … {len(found) - 8} more (inspectc suggest {report} --list)")
+        more = f"inspectc suggest {report} --list" if can_suggest(run) else f"inspectc export {report} --json"
+        lines.append(f"  … {len(found) - 8} more ({more})")
     if not tries:
         lines.append("  no config change is known to remove these: each needs a code change")
     return lines

@@ -29,11 +29,31 @@ __all__ = [
     "branch_of",
     "bytecode",
     "created_by",
+    "in_library",
     "no_graph_reason",
     "resume_target_line",
     "resumed_function",
     "short_function",
+    "shown_function",
 ]
+
+
+def in_library(filename: str | None) -> bool:
+    """Whether *filename* is installed code (site-packages, the standard library), not the user's."""
+    path = (filename or "").replace("\\", "/")
+    return any(part in path for part in ("/site-packages/", "/dist-packages/", "/lib/python3"))
+
+
+def shown_function(frame: Frame) -> str:
+    """A frame's name as the user knows it: ``GPT2LMHeadModel.forward (wrapper)`` when Dynamo
+    compiled a wrapper (kept as a detail), ``MLP.forward`` for a method, else the function."""
+    short = short_function(frame.function)
+    name = frame.callable_name
+    if not name or name == frame.function:
+        return short
+    if frame.function and name.endswith(f".{frame.function}"):
+        return name
+    return f"{name} ({short})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +123,29 @@ class Bytecode:
 
     original: str | None  # the continuation Dynamo generated for the rest of the function
     modified: str | None  # what runs instead: the compiled graph's call, then the user's code
+
+
+def code_first_line(frames: Sequence[Frame], frame: Frame) -> int | None:
+    """The first line of the user's code object *frame* runs (its own, or the one it resumes).
+
+    Two functions of one name in one file (an outer and an inner module's ``forward``) are told
+    apart by code identity: a resume function ``..._in_F_at_L`` belongs to the compiled ``F`` of
+    that file whose first line is the nearest at or above L (Dynamo keeps the file and names the
+    line; the resume's own first line is L)."""
+    parts = resumed_function(frame.function)
+    if parts is None:
+        return frame.line
+    function, line = parts
+    firsts = [
+        f.line
+        for f in frames
+        if f.rank == frame.rank
+        and f.function == function
+        and f.filename == frame.filename
+        and f.line is not None
+        and f.line <= line
+    ]
+    return max(firsts) if firsts else None
 
 
 def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) -> list[Frame]:

@@ -130,7 +130,9 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
     lines.extend(timefmt.top_kernel_lines(report.kernels, frames))
-    lines.extend(remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path))))
+    lines.extend(
+        remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path)), report.run)
+    )
 
     if frames:
         lines.append("")
@@ -190,6 +192,13 @@ def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> l
     return out
 
 
+def _frame_where(f: Frame, base: str | None) -> str:
+    """The frame's code, or for a wrapper's frame the user's line that called it."""
+    if f.callable_name and f.call_site is not None and f.call_site.filename and resume.in_library(f.filename):
+        return "called at " + report_text.location(_clean(f.call_site.filename), f.call_site.line, base, 40)
+    return report_text.location(_clean(f.filename or ""), f.line, base, 40) if f.filename else "?"
+
+
 def _frame_table(frames: list[Frame], base: str | None) -> str:
     rows = [("frame", "function", "location", "status", "breaks", "kernels", "compile", "cache")]
     for f in frames[:MAX_FRAMES]:
@@ -197,8 +206,8 @@ def _frame_table(frames: list[Frame], base: str | None) -> str:
         rows.append(
             (
                 (f"r{f.rank} " if f.rank is not None else "") + f.compile_id,
-                cut_middle(_clean(resume.short_function(f.function)), 28),
-                report_text.location(_clean(f.filename or ""), f.line, base, 40) if f.filename else "?",
+                cut_middle(_clean(resume.shown_function(f)), 44),
+                _frame_where(f, base),
                 f.status,
                 str(len(f.graph_breaks)),
                 str(f.kernel_count),

@@ -251,6 +251,15 @@ class Frame:
     autotuning: tuple[Autotune, ...] = ()
     cudagraphs: CudaGraphs | None = None
     symbolic_shapes: SymbolicShapes | None = None
+    # The frame as the user knows it (trace/names.py): "GPT2LMHeadModel.forward" when
+    # ``function`` is a wrapper (or a method), and the user's line that called it.
+    callable_name: str | None = None
+    call_site: StackFrame | None = None
+
+    @property
+    def shown_name(self) -> str | None:
+        """The user-visible callable, else Dynamo's function name."""
+        return self.callable_name or self.function
 
     @property
     def location(self) -> str:
@@ -394,6 +403,7 @@ _NESTED.update(
             "guards": Guard,
             "metrics": CompileMetrics,
             "timing": FrameTiming,
+            "call_site": StackFrame,
         },
         Kernel: {"origins": Origin, "time": KernelTime},
     }

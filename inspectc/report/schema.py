@@ -74,6 +74,9 @@ FORMAT = "inspectc-report"
 #      the status as it is.
 #      Also 3 (additive): a ``run_secrets`` meta key (``secrets.py``): a salt and the salted
 #      SHA-256 and length of each secret-named argv/environment value; absent: none recorded.
+#      Also 3 (additive, defaults read as "not recorded"): a frame carries ``callable_name`` (the
+#      user-visible callable, ``GPT2LMHeadModel.forward``, when ``function`` is a wrapper or a
+#      method) and ``call_site`` (the user's line that called into it), from trace/names.py.
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

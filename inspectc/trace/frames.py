@@ -29,6 +29,7 @@ from inspectc.report.model import (
     Recompile,
     StackFrame,
 )
+from inspectc.trace import names
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.payloads import provenance
 from inspectc.trace.phases import Phases
@@ -133,6 +134,8 @@ class FrameState:
             autotuning=extras.autotuning,
             cudagraphs=extras.cudagraphs,
             symbolic_shapes=extras.symbolic_shapes,
+            callable_name=names.callable_name(self.function, self.filename, self.user_stack, self.guards),
+            call_site=names.call_site(self.user_stack),
         )
 
     def apply_backward_metrics(self, data: dict[str, Any]) -> None:

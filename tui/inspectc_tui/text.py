@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from inspectc.readers import text as report_text
-from inspectc.readers.resume import Branch, short_function
+from inspectc.readers.resume import Branch, short_function, shown_function
 from inspectc.readers.summary import end_text
 from inspectc.report.model import (
     STATUS_COMPILING,
@@ -22,6 +22,7 @@ from inspectc.report.model import (
     STATUS_GRAPH_BREAK,
     STATUS_INTERRUPTED,
     STATUS_OK,
+    Frame,
     Run,
 )
 
@@ -101,10 +102,11 @@ def frame_label(compile_id: str, rank: int | None) -> str:
     return f"r{rank} {compile_id}" if rank is not None else compile_id
 
 
-def function_name(name: str | None, branch: Branch | None = None) -> str:
+def function_name(name: str | None | Frame, branch: Branch | None = None) -> str:
     """A frame's function for tables: Dynamo's continuation functions shortened to
-    ``↳ f_at_18``, and where it continues when two share the name (``→ line 19``)."""
-    short = short_function(name)
+    ``↳ f_at_18``, and where it continues when two share the name (``→ line 19``); given the
+    frame, the callable as the user knows it (``GPT2LMHeadModel.forward (wrapper)``)."""
+    short = shown_function(name) if isinstance(name, Frame) else short_function(name)
     return f"{short} → line {branch.line}" if branch is not None else short
 
 

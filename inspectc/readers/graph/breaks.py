@@ -28,6 +28,7 @@ from inspectc.readers.graph.style import (
     short_loc,
     small,
 )
+from inspectc.readers.resume import code_first_line
 from inspectc.report.model import Frame
 from inspectc.report.reader import Report
 
@@ -126,11 +127,20 @@ def resume_target(frame: Frame, frames: list[Frame]) -> Frame | None:
             lines.add(gb.line)
         lines.update(s.line for s in gb.user_stack if s.function == function and s.line is not None)
     names = {f"{RESUME_PREFIX}{function}_at_{line}" for line in lines}
-    resumes = [f for f in frames if f.rank == frame.rank and f.function and f is not frame]
-    found = [f for f in resumes if f.function in names]
+    # Code identity, not the name alone: same file, and the resume's line inside *frame*'s code.
+    owner = code_first_line(frames, frame)
+    resumes = [
+        f
+        for f in frames
+        if f.rank == frame.rank
+        and (f.function or "").startswith(RESUME_PREFIX)
+        and f.filename == frame.filename
+        and code_first_line(frames, f) == owner
+    ]
+    found = [f for f in resumes if f.function in names and f is not frame]
     if not found:  # no line matches (a break in a call?): only F's one resume function will do
         prefix = f"{RESUME_PREFIX}{function}_at_"
-        of_function = [f for f in frames if f.rank == frame.rank and (f.function or "").startswith(prefix)]
+        of_function = [f for f in resumes if (f.function or "").startswith(prefix)]
         if len({f.function for f in of_function}) == 1 and of_function[0].function != frame.function:
             found = of_function
     later = [f for f in found if f.ordinal > frame.ordinal]

@@ -15,6 +15,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CppLexer, PythonLexer, TextLexer
 
+from inspectc.readers.resume import shown_function
 from inspectc.readers.share.markdown import (
     DETAILS_CAP,
     LINE_CAP,
@@ -228,7 +229,7 @@ def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:
     for k in info.top_kernels:
         name, frame, *cells = cols.cells(k)
         rows.append([_c(name), esc(frame), *(esc(c) for c in cells)])
-    out.append(_table(cols.header, rows, {2, 3, 4, 5, 6, 7}))
+    out.append(_table(cols.header, rows, cols.numeric))
     out.append(
         f"<p>Top {len(info.top_kernels)} of {info.kernels_total} kernels by measured time. {esc(cols.legend)}</p>\n"
     )
@@ -249,7 +250,7 @@ def _frames(info: ShareInfo) -> str:
         rows.append(
             [
                 esc(frame_name(f)),
-                esc(f.function or "?"),
+                esc(shown_function(f)),
                 _c(location(f.filename, f.line, info.base)),
                 f'<span class="status-{esc(f.status)}">{esc(f.status)}</span>',
                 str(len(f.graph_breaks)),

@@ -209,6 +209,9 @@ class KernelColumns:
 
     @property
     def header(self) -> list[str]:
+        # The isolated-bench columns only when `inspectc bench` measured something: a column of
+        # "not measured" tells the reader nothing. Header and cells are built from one switch.
+        bench = ["isolated µs", "% of limit"] if self.bench else []
         return [
             "kernel",
             "frame",
@@ -216,8 +219,14 @@ class KernelColumns:
             f"median {self.med.name}",
             f"total {self.tot.name}",
             "share of frame",
+            *bench,
             "note",
         ]
+
+    @property
+    def numeric(self) -> set[int]:
+        """Indices of the right-aligned (number) columns of header and cells."""
+        return set(range(2, len(self.header) - 1))
 
     def cells(self, k: Kernel) -> list[str]:
         t = k.time
@@ -230,7 +239,7 @@ class KernelColumns:
             self.med.fmt(t.typical_us),
             self.tot.fmt(t.total_us),
             share,
-            *self.bench.get(k.id, ("not measured", "-")),
+            *((self.bench.get(k.id, ("not measured", "-"))) if self.bench else ()),
             noise_text(t),
         ]
 

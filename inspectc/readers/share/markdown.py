@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from inspectc.readers.rank_render import describe
+from inspectc.readers.resume import shown_function
 from inspectc.readers.share.info import (  # noqa: F401 - re-exported for html.py and cli/share.py
     DETAILS_CAP,
     LINE_CAP,
@@ -152,7 +153,7 @@ def _kernel_table(info: ShareInfo) -> str:
     cols = kernel_columns(info.top_kernels, info.bench)
     rows = [
         "| " + " | ".join(cols.header) + " |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| " + " | ".join("---:" if i in cols.numeric else "---" for i in range(len(cols.header))) + " |",
     ]
     for k in info.top_kernels:
         name, frame, *cells = cols.cells(k)
@@ -169,7 +170,7 @@ def _frame_table(info: ShareInfo) -> str:
     for f in info.frames:
         seconds = f"{f.metrics.entire_frame_s:.2f}" if f.metrics.entire_frame_s is not None else "-"
         rows.append(
-            f"| {md_text(frame_name(f), 20)} | {md_text(f.function or '?', 40)} | "
+            f"| {md_text(frame_name(f), 20)} | {md_text(shown_function(f), 60)} | "
             f"{md_text(location(f.filename, f.line, info.base), 80)} | {f.status} | "
             f"{len(f.graph_breaks)} | {f.kernel_count} | {seconds} | {md_text(f.cache.get('fx_graph') or '-', 10)} |"
         )

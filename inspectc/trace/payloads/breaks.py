@@ -148,7 +148,11 @@ def _block_start(lines: list[str]) -> int | None:
         if _EXCEPTION.match(line):
             return index
     if _has_fields(lines, 1) or (lines and not lines[0].startswith(("Graph break", "Traceback"))):
-        return _next_text_line(lines, 0)  # a restart or fail reason: the block alone
+        start = _next_text_line(lines, 0)  # a restart or fail reason: the block alone
+        if start is not None and lines[start].startswith(_PREAMBLES):
+            # an unresumable break's fail reason: the preamble, a blank line, then the gb block
+            return _next_text_line(lines, start + 1)
+        return start
     return None
 
 
@@ -229,7 +233,7 @@ def _frame_skipped(lines: list[str]) -> bool:
     preamble = (
         line
         for line in lines
-        if line.startswith(("Graph Break Reason:", "Graph break:", "torch.compile will skip"))
+        if line.startswith(("Graph Break Reason:", "Graph break:", "torch.compile will skip", _PREAMBLES[1]))
     )
     return any(marker in line for line in preamble for marker in _SKIPPED)
 

@@ -24,7 +24,7 @@ from inspectc.readers.breaks import (
     reason_if_new,
     title_and_explanation,
 )
-from inspectc.readers.remedies import by_break
+from inspectc.readers.remedies import by_break, can_suggest
 from inspectc.readers.resume import BYTECODE_NOTE, bytecode, created_by
 from inspectc.report.model import GraphBreak
 from inspectc_tui.frame.base import FramePane, Location
@@ -186,7 +186,8 @@ class BreaksPane(FramePane):
             out.append("  → ", style="green")
             if remedy.change is not None:
                 out.append_text(literal(remedy.change.python, "bold"))
-                out.append("  (prove it on this script: inspectc suggest)", style="dim")
+                prove = "inspectc suggest" if can_suggest(self.data.run) else "set it, then capture again"
+                out.append(f"  (prove it on this script: {prove})", style="dim")
             else:
                 out.append_text(literal(remedy.code or "", "bold"))
             out.append("\n")

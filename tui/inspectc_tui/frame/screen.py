@@ -47,7 +47,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
     out = Text()
     out.append(f" {frame_label(frame.compile_id, frame.rank)} ", style="bold reverse")
     out.append("  ")
-    out.append_text(literal(function_name(frame.function, branch), "bold"))
+    out.append_text(literal(function_name(frame, branch), "bold"))
     out.append("()  ")
     out.append_text(literal(location(frame.filename, frame.line, data.run.cwd), "cyan"))
     out.append("  ")

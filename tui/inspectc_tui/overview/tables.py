@@ -67,7 +67,7 @@ class FramesTable(VirtualTable):
     def _row(frame: Frame, base: str | None, branch: Branch | None) -> list[Text]:
         return [
             Text(frame_label(frame.compile_id, frame.rank), style="bold"),
-            literal(function_name(frame.function, branch)),
+            literal(function_name(frame, branch)),
             status_text(frame.status),
             _count(len(frame.graph_breaks), "yellow"),
             _count(len(frame.recompiles), "magenta"),

@@ -1,0 +1,74 @@
+"""Frames named as the user knows them: the callable they wrote and the line that called it.
+
+Dynamo names a frame after the code object it compiled, which in real models is often a
+wrapper: transformers' ``wrapper`` (``utils/generic.py``), ``wrapped_func`` (``deprecation.py``),
+torch's ``inner`` (``_dynamo/external_utils.py``), the wrapped call of ``torch.compile`` itself.
+From the frame's stack (``dynamo_start``) and its guards this finds:
+
+- the user-visible callable: ``GPT2LMHeadModel.forward`` (the class of ``self`` from its
+  type guard, the method a module call runs) or the function itself when it is not a wrapper;
+- the call site: the last line of the stack outside libraries (the user's ``model(x)``).
+
+The wrapper stays the frame's ``function``; these are optional fields beside it. No torch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from inspectc.report.model import Guard, StackFrame
+
+# (function, path ending) of wrappers Dynamo compiles in place of the user's callable.
+WRAPPERS: tuple[tuple[str, str], ...] = (
+    ("wrapper", "transformers/utils/generic.py"),
+    ("wrapped_func", "transformers/utils/deprecation.py"),
+    ("inner", "torch/_dynamo/external_utils.py"),
+)
+_LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3")
+_SELF_TYPE = re.compile(r"type=<class '(?:[\w.]*\.)?(?P<cls>\w+)'>")
+_MODULE_CALL = ("_call_impl", "torch/nn/modules/module.py")
+
+
+def is_wrapper(function: str | None, filename: str | None) -> bool:
+    path = (filename or "").replace("\\", "/")
+    return any(function == name and path.endswith(end) for name, end in WRAPPERS)
+
+
+def call_site(stack: Sequence[StackFrame]) -> StackFrame | None:
+    """The user's line that called into the compiled frame (the stack's last one is the frame)."""
+    for entry in reversed(stack[:-1]):
+        path = (entry.filename or "").replace("\\", "/")
+        if entry.filename and not any(part in path for part in _LIBRARY) and not path.startswith("<"):
+            return entry
+    return None
+
+
+def callable_name(
+    function: str | None, filename: str | None, stack: Sequence[StackFrame], guards: Sequence[Guard]
+) -> str | None:
+    """``Class.method`` or ``function`` as the user wrote it; None when it is the frame's own name
+    already (nothing to add) or cannot be told."""
+    cls = _self_class(guards)
+    method = function
+    if is_wrapper(function, filename):
+        module_call = any(
+            s.function == _MODULE_CALL[0] and (s.filename or "").replace("\\", "/").endswith(_MODULE_CALL[1])
+            for s in stack[-4:]
+        )
+        method = "forward" if module_call and cls else None
+        if method is None:
+            return None
+    if not method or method.startswith("torch_dynamo_resume_in_"):
+        return None
+    name = f"{cls}.{method}" if cls else method
+    return name if name != function else None
+
+
+def _self_class(guards: Sequence[Guard]) -> str | None:
+    for guard in guards:
+        if guard.source == "L['self']" and guard.kind == "TYPE_MATCH":
+            found = _SELF_TYPE.search(guard.code or "")
+            if found:
+                return found.group("cls")
+    return None
