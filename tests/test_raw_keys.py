@@ -22,7 +22,7 @@ from inspectc.trace.payloads import extras as compile_extras
 ROOT = Path(__file__).resolve().parent.parent
 READERS = [ROOT / "inspectc" / "readers", ROOT / "inspectc" / "cli", ROOT / "tui" / "inspectc_tui"]
 TRACE_EVENT_FORMAT = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
-LABELS = {"backend", "errors", "graph", "graphs", "inputs", "kernels", "ops", "phase", "runtime", "shape", "size", "version"}  # fmt: skip
+LABELS = {"str", "backend", "errors", "graph", "graphs", "inputs", "kernels", "ops", "phase", "runtime", "shape", "size", "version"}  # fmt: skip
 
 
 def _trees(folder: Path) -> list[tuple[Path, ast.Module]]:

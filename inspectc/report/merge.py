@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError, UsageError
-from inspectc.report import untrusted
+from inspectc.report import origin, untrusted
 from inspectc.report.bundle import open_single
 from inspectc.report.model import Run, to_plain
 from inspectc.report.reader import Report
@@ -110,6 +111,15 @@ def _merge(reports: list[Report], sources: list[Path], out: Path, argv: Sequence
         writer.set_meta("inspectc_version", __version__)
         writer.set_meta("source", "merge")
         writer.set_meta("run", merged_run(inputs, argv))
+        origins = {(r.meta.get(origin.HOST), r.meta.get(origin.USER)) for r in reports}
+        if len(origins) == 1 and None not in next(iter(origins)):  # all made by one user on one host
+            host, user = next(iter(origins))
+            for key, value in (
+                (origin.HOST, host),
+                (origin.USER, user),
+                (origin.REPORT_ID, secrets.token_hex(16)),
+            ):
+                writer.set_meta(key, value)
         writer.set_meta(
             "ranks",
             json.dumps([{"rank": i.rank, "path": str(i.path), "run": to_plain(i.run)} for i in inputs]),
@@ -152,7 +162,6 @@ def _copy_rows(out: Path, inputs: Sequence[MergeInput]) -> None:
     try:
         # the inputs were verified when opened (open_single); the copy still runs under a budget
         budget = untrusted.guard(db, out)
-        db.execute("PRAGMA trusted_schema=ON")  # our own output file, written by this code
         db.execute("PRAGMA synchronous=OFF")
         db.execute("BEGIN")
         offset = 0

@@ -50,7 +50,7 @@ def consent(meta: Mapping[str, str], what: str, command: list[str] | str, *, yes
     where = (
         f"this report was made by {user!r} on {host!r}, not by you here"
         if HOST in meta
-        else "this report does not record who made it where (an import, a merge or an older inspectc)"
+        else "this report does not record who made it where (an import, a mixed merge or an older inspectc)"
     )
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise UsageError(
