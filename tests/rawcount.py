@@ -49,6 +49,9 @@ Counts, as ``summary()`` returns them:
                          ``extern "C" void cpp_fused_...(`` definitions) over the
                          ``inductor_aot_kernel_code`` payloads, per payload, summed
     ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
+    compile_time_s       sum over ``compilation_metrics`` of ``entire_frame_compile_time_s``,
+                         or where that is null (late-2024 torch) ``dynamo_cumulative_compile_time_us``
+                         / 1e6
 """
 
 from __future__ import annotations
@@ -178,6 +181,7 @@ def summary(path: str | Path) -> dict[str, Any]:
     attempts: set[tuple[Any, Any, Any]] = set()
     ranks: set[int] = set()
     s: collections.Counter[str] = collections.Counter()
+    compile_time = 0.0
     for meta, payload in recs:
         name = event_name(meta)
         fid, fcid = meta.get("frame_id"), meta.get("frame_compile_id")
@@ -193,6 +197,13 @@ def summary(path: str | Path) -> dict[str, Any]:
             s["recompiles"] += 1
         elif name == "compilation_metrics":
             s["compilation_metrics"] += 1
+            body = meta["compilation_metrics"]
+            if isinstance(body, dict):
+                secs = body.get("entire_frame_compile_time_s")
+                if not isinstance(secs, (int, float)):
+                    micros = body.get("dynamo_cumulative_compile_time_us")
+                    secs = micros / 1e6 if isinstance(micros, (int, float)) else 0.0
+                compile_time += secs
         elif name == "inductor_output_code":
             s["output_code"] += 1
             s["kernels"] += len(kernel_names(payload or ""))
@@ -216,6 +227,7 @@ def summary(path: str | Path) -> dict[str, Any]:
         "aot_code": s["aot_code"],
         "aot_kernels": s["aot_kernels"],
         "ranks": sorted(ranks),
+        "compile_time_s": round(compile_time, 6),
     }
 
 

@@ -205,10 +205,10 @@ class FrameState:
             if self.cache.get(which) is None and as_num(data.get(key)):
                 self.cache[which] = "hit"
         self.metrics = CompileMetrics(
-            entire_frame_s=as_num(data.get("entire_frame_compile_time_s")),
-            backend_s=as_num(data.get("backend_compile_time_s")),
-            inductor_s=as_num(data.get("inductor_compile_time_s")),
-            codegen_s=as_num(data.get("code_gen_time_s")),
+            entire_frame_s=_seconds(data, "entire_frame_compile_time_s", "dynamo_cumulative_compile_time_us"),
+            backend_s=_seconds(data, "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"),
+            inductor_s=_seconds(data, "inductor_compile_time_s", "inductor_cumulative_compile_time_us"),
+            codegen_s=_seconds(data, "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"),
             op_count=as_int(ops),
             node_count=as_int(data.get("graph_node_count")),
             input_count=as_int(data.get("graph_input_count")),
@@ -233,6 +233,16 @@ def _is_benign_restart(reason: str) -> bool:
     # Dynamo also restarts analysis for reasons that are not graph breaks, recorded as an
     # exception class (e.g. "<class '...TensorifyScalarRestartAnalysis'>").
     return reason.startswith("<class ") or "RestartAnalysis" in reason
+
+
+def _seconds(data: dict[str, Any], key_s: str, key_us: str) -> float | None:
+    """A time in seconds: the ``*_time_s`` field, or (logs of late 2024, whose ``_s`` fields
+    are null) its ``*_cumulative_compile_time_us`` counterpart."""
+    seconds = as_num(data.get(key_s))
+    if seconds is not None:
+        return seconds
+    micros = as_num(data.get(key_us))
+    return micros / 1e6 if micros is not None else None
 
 
 def as_str(value: Any) -> str | None:

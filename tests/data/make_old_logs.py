@@ -1,0 +1,104 @@
+"""Small synthetic TORCH_TRACE logs in the record shapes older torch wrote (issue 27).
+
+Run: ``python tests/data/make_old_logs.py`` (stdlib only; writes ``tests/data/logs/old/``).
+The shapes follow what torch of 2024-2025 wrote, as tlparse's parser (src/types.rs,
+src/parsers.rs) reads them; the numbers are made up but consistent, so that
+``tests/rawcount.py`` can count them by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent / "logs" / "old"
+USER = "/home/u/model.py"
+EVAL_FRAME = "/opt/torch/_dynamo/eval_frame.py"
+
+
+class Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.t = 0
+        self.strs: dict[str, int] = {}
+
+    def rec(self, meta: dict[str, Any], payload: str | None = None, where: str = "torch/_dynamo/convert_frame.py:1") -> None:
+        self.t += 1
+        if payload is not None:
+            meta = {**meta, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
+        self.lines.append(f"V0412 10:00:{self.t // 1000:02d}.{self.t:06d} 4242 {where}] {json.dumps(meta)}")
+        if payload is not None:
+            self.lines.extend("\t" + line for line in payload.split("\n"))
+
+    def fn(self, path: str) -> int:
+        if path not in self.strs:
+            self.strs[path] = len(self.strs)
+            self.rec({"str": [path, self.strs[path]]})
+        return self.strs[path]
+
+    def frame(self, line: int, name: str, path: str = USER) -> dict[str, Any]:
+        return {"line": line, "name": name, "filename": self.fn(path)}
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(self.lines) + "\n")
+
+
+def ids(frame: int, cid: int, attempt: int = 0) -> dict[str, int]:
+    return {"frame_id": frame, "frame_compile_id": cid, "attempt": attempt}
+
+
+def old_metrics() -> Log:
+    """Late 2024: compilation_metrics whose ``*_time_s`` fields are null and whose times are
+    only in ``dynamo_cumulative_compile_time_us`` and friends; two frames."""
+    log = Log()
+    for fid, (fn, line, us) in enumerate([("forward", 10, 157_000), ("helper", 30, 43_500)]):
+        stack = [log.frame(5, "<module>"), log.frame(line, fn)]
+        log.rec({"dynamo_start": {"stack": stack}, **ids(fid, 0)})
+        log.rec(
+            {
+                "compilation_metrics": {
+                    "compile_id": f"{fid}/0",
+                    "frame_key": str(fid + 1),
+                    "co_name": fn,
+                    "co_filename": USER,
+                    "co_firstlineno": line,
+                    "cache_size": 0,
+                    "accumulated_cache_size": 0,
+                    "guard_count": 4,
+                    "graph_op_count": 2,
+                    "graph_node_count": 4,
+                    "graph_input_count": 1,
+                    "start_time": 1733000000.0 + fid,
+                    "entire_frame_compile_time_s": None,
+                    "backend_compile_time_s": None,
+                    "inductor_compile_time_s": None,
+                    "code_gen_time_s": None,
+                    "fail_type": None,
+                    "fail_reason": None,
+                    "restart_reasons": [],
+                    "dynamo_cumulative_compile_time_us": us,
+                    "aot_autograd_cumulative_compile_time_us": us // 2,
+                    "inductor_cumulative_compile_time_us": us // 3,
+                    "inductor_code_gen_cumulative_compile_time_us": us // 10,
+                    "has_guarded_code": True,
+                },
+                **ids(fid, 0),
+            },
+            where="torch/_dynamo/utils.py:1",
+        )
+    return log
+
+
+LOGS = {"old_metrics/trace.log": old_metrics}
+
+
+def main() -> None:
+    for name, make in LOGS.items():
+        make().write(OUT / name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""Logs in the record shapes older torch wrote import faithfully (issue 27).
+
+The logs are small synthetic ones in ``tests/data/logs/old`` (``tests/data/make_old_logs.py``
+writes them; its docstrings say which torch wrote each shape). Every figure is compared with
+``tests/rawcount.py``, which reads the raw records apart from inspectc.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import rawcount
+from conftest import ROOT
+
+from inspectc.readers.summary import render_summary
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+from inspectc.trace.importer import import_logs
+
+OLD = ROOT / "tests" / "data" / "logs" / "old"
+
+
+def imported(log: Path, tmp_path: Path) -> Report:
+    out = tmp_path / (log.parent.name + ".inspectc")
+    import_logs(log, out)
+    return open_report(out)
+
+
+def headline(report: Report) -> str:
+    return render_summary(report).splitlines()[0]
+
+
+# -- item 2: compile time from older metrics fields ---------------------------------------------
+def test_compile_time_from_cumulative_us_fields(tmp_path: Path) -> None:
+    log = OLD / "old_metrics" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["compile_time_s"] > 0.15
+    with imported(log, tmp_path) as report:
+        got = sum(f.metrics.entire_frame_s or 0.0 for f in report.frames)
+        assert abs(got - raw["compile_time_s"]) <= 0.05 * raw["compile_time_s"]
+        assert all(f.metrics.backend_s and f.metrics.inductor_s for f in report.frames)
+        seconds = re.search(r"([\d.]+)s compiling", headline(report))
+        assert seconds and float(seconds.group(1)) > 0
