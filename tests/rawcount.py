@@ -48,6 +48,9 @@ Counts, as ``summary()`` returns them:
     aot_kernels          distinct kernel names (same patterns as ``kernels``: here the
                          ``extern "C" void cpp_fused_...(`` definitions) over the
                          ``inductor_aot_kernel_code`` payloads, per payload, summed
+    aot_triton_kernels   distinct ``async_compile.triton('<name>'`` names over the AOTInductor
+                         wrapper and kernel code payloads (on CUDA each Triton kernel's source
+                         sits in a ``/* */`` comment of the C++ wrapper)
     ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
     compile_time_s       sum over ``compilation_metrics`` of ``entire_frame_compile_time_s``,
                          or where that is null (late-2024 torch) ``dynamo_cumulative_compile_time_us``
@@ -182,6 +185,7 @@ def summary(path: str | Path) -> dict[str, Any]:
     ranks: set[int] = set()
     s: collections.Counter[str] = collections.Counter()
     compile_time = 0.0
+    aot_triton: set[str] = set()
     for meta, payload in recs:
         name = event_name(meta)
         fid, fcid = meta.get("frame_id"), meta.get("frame_compile_id")
@@ -209,6 +213,7 @@ def summary(path: str | Path) -> dict[str, Any]:
             s["kernels"] += len(kernel_names(payload or ""))
         elif name in ("graph_dump:inductor_aot_wrapper_code", "graph_dump:inductor_aot_kernel_code"):
             s["aot_code"] += 1
+            aot_triton.update(_TRITON.findall(payload or ""))
             if name.endswith("kernel_code"):
                 s["aot_kernels"] += len(kernel_names(payload or ""))
         if isinstance(meta.get("rank"), int):
@@ -226,6 +231,7 @@ def summary(path: str | Path) -> dict[str, Any]:
         "kernels": s["kernels"],
         "aot_code": s["aot_code"],
         "aot_kernels": s["aot_kernels"],
+        "aot_triton_kernels": len(aot_triton),
         "ranks": sorted(ranks),
         "compile_time_s": round(compile_time, 6),
     }

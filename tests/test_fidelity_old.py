@@ -42,3 +42,20 @@ def test_compile_time_from_cumulative_us_fields(tmp_path: Path) -> None:
         assert all(f.metrics.backend_s and f.metrics.inductor_s for f in report.frames)
         seconds = re.search(r"([\d.]+)s compiling", headline(report))
         assert seconds and float(seconds.group(1)) > 0
+
+
+# -- item 1: AOTInductor on CUDA -----------------------------------------------------------------
+def test_aoti_cuda_triton_kernels_are_counted(tmp_path: Path) -> None:
+    log = OLD / "aoti_cuda" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["aot_triton_kernels"] == 3
+    with imported(log, tmp_path) as report:
+        (aot,) = report.run_records.aot_compiles
+        triton = [k.kernel for k in aot.kernels if k.kernel.language == "triton"]
+        assert len({k.name for k in triton}) == raw["aot_triton_kernels"]
+        assert all(k.kind == "pointwise" and k.meta.get("device") == "cuda" for k in triton)
+        assert [k.kernel.name for k in aot.kernels if k.kernel.language == "extern"] == [
+            "aoti_torch_cuda_mm_out"
+        ]
+        found = re.search(r" (\d+) kernels,", headline(report))
+        assert found and int(found.group(1)) == len(aot.kernels) == 4

@@ -73,13 +73,17 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     frames = report.frames
     base = run.cwd
     t = totals(frames)
+    # AOTInductor's kernels belong to no Dynamo frame; the headline counts them too
+    aot = report.run_records.aot_compiles
+    kernels = t.kernels + sum(len(a.kernels) for a in aot)
+    compiling = t.compile_time_s + sum(a.compile_s or 0.0 for a in aot)
     lines: list[str] = []
     exit_text = end_text(run)
     lines.append(
         f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
         f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
         f"({t.unique_breaks} unique), {t.recompiles} recompile{'s' * (t.recompiles != 1)}, "
-        f"{t.failed} failed, {t.kernels} kernels, {t.compile_time_s:.1f}s compiling"
+        f"{t.failed} failed, {kernels} kernels, {compiling:.1f}s compiling"
     )
     versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
     if run.argv:

@@ -92,7 +92,71 @@ def old_metrics() -> Log:
     return log
 
 
-LOGS = {"old_metrics/trace.log": old_metrics}
+_LAUNCHER = """template <typename in_ptr0_type_, typename out_ptr0_type_, typename kernels_type_>
+static inline void call_{name}(
+    const in_ptr0_type_& in_ptr0,
+    const out_ptr0_type_& out_ptr0,
+    int64_t xnumel,
+    cudaStream_t stream_,
+    kernels_type_& kernels_,
+    const std::optional<std::string>& cubin_dir_ = std::nullopt
+){{
+    /*
+    async_compile.triton('{name}', '''
+    import triton
+    import triton.language as tl
+
+    @triton_heuristics.pointwise(
+        size_hints={{'x': 256}},
+        filename=__file__,
+        triton_meta={{'signature': {{'in_ptr0': '*fp32', 'out_ptr0': '*fp32', 'xnumel': 'i32'}}}},
+        inductor_meta={{'grid_type': 'Grid1D', 'kernel_name': '{name}'}},
+        min_elem_per_thread=0
+    )
+    @triton.jit
+    def {name}(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+        xoffset = tl.program_id(0) * XBLOCK
+        xindex = xoffset + tl.arange(0, XBLOCK)[:]
+        xmask = xindex < xnumel
+        tmp0 = tl.load(in_ptr0 + (xindex), xmask)
+        tl.store(out_ptr0 + (xindex), tmp0 * 2.0, xmask)
+    ''', device_str='cuda')
+    */
+    uint32_t grid_0 = ((xnumel + (128 - 1)) / (128));
+    if (kernels_.{name} == nullptr) {{
+        kernels_.{name} = loadKernel("/tmp/aoti/c{name}.cubin", "{name}", 0, cubin_dir_);
+    }}
+    void* kernel_args_[] = {{&in_ptr0, &out_ptr0, &xnumel}};
+    launchKernel(kernels_.{name}, grid_0, 1, 1, 4, 0, kernel_args_, stream_);
+}}
+"""
+
+
+def aoti_cuda() -> Log:
+    """May 2025: ``aoti_compile_and_package`` on CUDA. Each Triton kernel's source sits in a
+    ``/* async_compile.triton(...) */`` comment of ``inductor_aot_wrapper_code`` (C++), beside
+    its ``loadKernel``/``launchKernel``; ``inductor_aot_kernel_code`` only points there. Three
+    Triton kernels and one library call (``aoti_torch_cuda_mm_out``)."""
+    log = Log()
+    names = ["triton_poi_fused_relu_0", "triton_poi_fused_mul_1", "triton_poi_fused_gelu_2"]
+    wrapper = "#include <torch/csrc/inductor/aoti_runtime/model.h>\n\n"
+    wrapper += "\n".join(_LAUNCHER.format(name=n) for n in names)
+    wrapper += "\nvoid AOTInductorModel::run_impl(AtenTensorHandle* input_handles) {\n"
+    wrapper += "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_mm_out(buf0, arg0_1, arg1_1));\n"
+    wrapper += "".join(f"    call_{n}(buf0, buf1, 200L, stream, kernels, this->cubin_dir_);\n" for n in names)
+    wrapper += "}\n"
+    stack = [log.frame(12, "main"), log.frame(150, "aoti_compile_and_package", "/opt/torch/_inductor/__init__.py")]
+    dump = {"type": "cpp", "filename": "/tmp/aoti/model.wrapper.cpp"}
+    log.rec({"graph_dump": {"name": "inductor_aot_wrapper_code", **dump}, "stack": stack}, wrapper)
+    kernel = "// Triton kernels are embedded as comments in /tmp/aoti/model.wrapper.cpp\n"
+    dump = {"type": "cpp", "filename": "/tmp/aoti/model.kernel.cpp"}
+    log.rec({"graph_dump": {"name": "inductor_aot_kernel_code", **dump}, "stack": stack}, kernel)
+    metrics = {"compile_id": None, "co_name": None, "start_time_us": 1747853582000000, "end_time_us": 1747853584500000}
+    log.rec({"compilation_metrics": metrics, "stack": stack}, where="torch/_dynamo/utils.py:1")
+    return log
+
+
+LOGS = {"old_metrics/trace.log": old_metrics, "aoti_cuda/trace.log": aoti_cuda}
 
 
 def main() -> None:
