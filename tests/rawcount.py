@@ -51,6 +51,10 @@ Counts, as ``summary()`` returns them:
     aot_triton_kernels   distinct ``async_compile.triton('<name>'`` names over the AOTInductor
                          wrapper and kernel code payloads (on CUDA each Triton kernel's source
                          sits in a ``/* */`` comment of the C++ wrapper)
+    export_issues        draft-export findings: ``propagate_real_tensors_provenance``,
+                         ``missing_fake_kernel``, ``mismatched_fake_kernel`` records, and
+                         ``guard_added`` records that carry draft export's ``prefix`` (without
+                         one it is ShapeEnv's log of an ordinary guard, as tlparse reads it)
     ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
     compile_time_s       sum over ``compilation_metrics`` of ``entire_frame_compile_time_s``,
                          or where that is null (late-2024 torch) ``dynamo_cumulative_compile_time_us``
@@ -216,6 +220,10 @@ def summary(path: str | Path) -> dict[str, Any]:
             aot_triton.update(_TRITON.findall(payload or ""))
             if name.endswith("kernel_code"):
                 s["aot_kernels"] += len(kernel_names(payload or ""))
+        if name in ("propagate_real_tensors_provenance", "missing_fake_kernel", "mismatched_fake_kernel"):
+            s["export_issues"] += 1
+        elif name == "guard_added" and isinstance(meta[name], dict) and meta[name].get("prefix"):
+            s["export_issues"] += 1
         if isinstance(meta.get("rank"), int):
             ranks.add(meta["rank"])
     return {
@@ -232,6 +240,7 @@ def summary(path: str | Path) -> dict[str, Any]:
         "aot_code": s["aot_code"],
         "aot_kernels": s["aot_kernels"],
         "aot_triton_kernels": len(aot_triton),
+        "export_issues": s["export_issues"],
         "ranks": sorted(ranks),
         "compile_time_s": round(compile_time, 6),
     }

@@ -22,6 +22,7 @@ OLD = ROOT / "tests" / "data" / "logs" / "old"
 
 
 def imported(log: Path, tmp_path: Path) -> Report:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     out = tmp_path / (log.parent.name + ".inspectc")
     import_logs(log, out)
     return open_report(out)
@@ -59,3 +60,14 @@ def test_aoti_cuda_triton_kernels_are_counted(tmp_path: Path) -> None:
         ]
         found = re.search(r" (\d+) kernels,", headline(report))
         assert found and int(found.group(1)) == len(aot.kernels) == 4
+
+
+# -- item 7: export.log's guards without draft export's prefix are no issue ----------------------
+def test_export_issues_are_draft_export_findings_only(traces_dir: Path, tmp_path: Path) -> None:
+    for log in (traces_dir / "export.log", ROOT / "tests" / "data" / "logs" / "draft_export" / "dtrace.log"):
+        raw = rawcount.summary(log)
+        with imported(log, tmp_path / log.parent.name) as report:
+            records = report.run_records
+            issues = list(records.export_issues) + [i for p in records.exported_programs for i in p.issues]
+            assert len(issues) == raw["export_issues"], log
+    assert rawcount.summary(traces_dir / "export.log")["export_issues"] == 1  # as tlparse counts
