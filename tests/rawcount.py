@@ -55,6 +55,10 @@ Counts, as ``summary()`` returns them:
                          ``missing_fake_kernel``, ``mismatched_fake_kernel`` records, and
                          ``guard_added`` records that carry draft export's ``prefix`` (without
                          one it is ShapeEnv's log of an ordinary guard, as tlparse reads it)
+    restart_breaks       strings in ``compilation_metrics``' ``restart_reasons`` that are not an
+                         exception class (``<class ...``): older torch's only graph-break record
+    resume_sites         sorted "file:line" of every ``torch_dynamo_resume_in_<fn>_at_<line>``
+                         ``co_name`` of ``compilation_metrics`` (where Dynamo resumed after a break)
     ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
     compile_time_s       sum over ``compilation_metrics`` of ``entire_frame_compile_time_s``,
                          or where that is null (late-2024 torch) ``dynamo_cumulative_compile_time_us``
@@ -190,6 +194,7 @@ def summary(path: str | Path) -> dict[str, Any]:
     s: collections.Counter[str] = collections.Counter()
     compile_time = 0.0
     aot_triton: set[str] = set()
+    sites: set[str] = set()
     for meta, payload in recs:
         name = event_name(meta)
         fid, fcid = meta.get("frame_id"), meta.get("frame_compile_id")
@@ -207,6 +212,12 @@ def summary(path: str | Path) -> dict[str, Any]:
             s["compilation_metrics"] += 1
             body = meta["compilation_metrics"]
             if isinstance(body, dict):
+                for why in body.get("restart_reasons") or []:
+                    if isinstance(why, str) and not why.startswith("<class "):
+                        s["restart_breaks"] += 1
+                resumed = re.search(r"_at_(\d+)$", str(body.get("co_name") or ""))
+                if str(body.get("co_name")).startswith("torch_dynamo_resume_in_") and resumed:
+                    sites.add(f"{body.get('co_filename')}:{resumed.group(1)}")
                 secs = body.get("entire_frame_compile_time_s")
                 if not isinstance(secs, (int, float)):
                     micros = body.get("dynamo_cumulative_compile_time_us")
@@ -241,6 +252,8 @@ def summary(path: str | Path) -> dict[str, Any]:
         "aot_kernels": s["aot_kernels"],
         "aot_triton_kernels": len(aot_triton),
         "export_issues": s["export_issues"],
+        "restart_breaks": s["restart_breaks"],
+        "resume_sites": sorted(sites),
         "ranks": sorted(ranks),
         "compile_time_s": round(compile_time, 6),
     }

@@ -71,3 +71,15 @@ def test_export_issues_are_draft_export_findings_only(traces_dir: Path, tmp_path
             issues = list(records.export_issues) + [i for p in records.exported_programs for i in p.issues]
             assert len(issues) == raw["export_issues"], log
     assert rawcount.summary(traces_dir / "export.log")["export_issues"] == 1  # as tlparse counts
+
+
+# -- item 3: April-2024 breaks placed by their resume functions ----------------------------------
+def test_restart_reason_breaks_sit_where_dynamo_resumed(tmp_path: Path) -> None:
+    log = OLD / "april_2024" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["graph_breaks"] == 0 and raw["restart_breaks"] == 3
+    with imported(log, tmp_path) as report:
+        got = [gb for f in report.frames for gb in f.graph_breaks]
+        assert len(got) == raw["restart_breaks"]
+        assert sorted(f"{gb.filename}:{gb.line}" for gb in got) == raw["resume_sites"]
+        assert not any("eval_frame" in (gb.filename or "") for gb in got)

@@ -19,7 +19,7 @@ from typing import Any
 
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
-from inspectc.trace import kernels, phases, timings
+from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RankConflict, RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.payloads import breaks, guards
@@ -164,6 +164,7 @@ class Builder:
         return done is not False or used
 
     def finish(self) -> None:
+        resume.place_restart_breaks(self.entries)
         for state in self.entries:
             self._flush_post_grad(state, backward=False)
             self._put(state, now=True)

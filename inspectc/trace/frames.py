@@ -8,6 +8,7 @@ restart reasons and timings. No torch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,6 +32,8 @@ from inspectc.report.model import (
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.payloads import provenance
 from inspectc.trace.phases import Phases
+
+_TORCH_FILE = re.compile(r"[/\\]torch[/\\]_(?:dynamo|inductor)[/\\]")
 
 # compilation_metrics keys kept as they are in ``CompileMetrics.extra``.
 _EXTRA_METRICS = (
@@ -64,6 +67,7 @@ class FrameState:
     empty: bool = False
     cache: dict[str, str | None] = field(default_factory=dict)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
+    restart_breaks: list[int] = field(default_factory=list)  # graph_breaks read from restart_reasons
     recompiles: list[Recompile] = field(default_factory=list)
     guards: tuple[Guard, ...] = ()
     metrics: CompileMetrics = field(default_factory=CompileMetrics)
@@ -157,6 +161,8 @@ class FrameState:
         if gb.filename is not None and gb.line is not None:
             return gb
         top = self.user_stack[-1] if self.user_stack else None
+        if top is not None and top.filename and _TORCH_FILE.search(top.filename):
+            top = None  # older torch: the stack ends in torch's own eval_frame.py
         filename = gb.filename or (top.filename if top else None) or self.filename or "?"
         line = gb.line if gb.line is not None else (top.line if top else None)
         return replace(gb, filename=filename, line=line if line is not None else self.line or 0)
@@ -194,6 +200,7 @@ class FrameState:
             # Older torch (or a break with no artifact): the break text lives here only.
             for reason in reasons:
                 if isinstance(reason, str) and not _is_benign_restart(reason):
+                    self.restart_breaks.append(len(self.graph_breaks))
                     self.graph_breaks.append(self._located(parse_break(reason)))
         ops = data.get("graph_op_count")
         self.empty = ops == 0 or (ops is None and data.get("has_guarded_code") is False)

@@ -156,7 +156,64 @@ def aoti_cuda() -> Log:
     return log
 
 
-LOGS = {"old_metrics/trace.log": old_metrics, "aoti_cuda/trace.log": aoti_cuda}
+def _metrics(log: Log, fid: int, co_name: str, line: int, reasons: list[str]) -> None:
+    body = {
+        "compile_id": f"{fid}/0",
+        "frame_key": str(fid + 1),
+        "co_name": co_name,
+        "co_filename": USER,
+        "co_firstlineno": line,
+        "cache_size": 0,
+        "accumulated_cache_size": 0,
+        "guard_count": 3,
+        "shape_env_guard_count": 0,
+        "graph_op_count": 1,
+        "graph_node_count": 3,
+        "graph_input_count": 1,
+        "start_time": 1712900000.0 + fid,
+        "entire_frame_compile_time_s": 0.05,
+        "backend_compile_time_s": 0.01,
+        "inductor_compile_time_s": None,
+        "code_gen_time_s": None,
+        "fail_type": None,
+        "fail_reason": None,
+        "fail_user_frame_filename": None,
+        "fail_user_frame_lineno": None,
+        "non_compliant_ops": [],
+        "compliant_custom_ops": [],
+        "restart_reasons": reasons,
+        "dynamo_time_before_restart_s": 0.01 if reasons else 0.0,
+    }
+    log.rec({"compilation_metrics": body, **ids(fid, 0)}, where="torch/_dynamo/utils.py:1")
+
+
+def april_2024() -> Log:
+    """April 2024 (torch 2.3): no ``dynamo_graph_break_reason`` artifact; a break is only a
+    string in ``restart_reasons``; ``dynamo_start`` stacks end in torch's ``eval_frame.py``
+    (``_fn``, line 410) or on the caller's line. ``forward`` (line 10) breaks at 12 and 15,
+    ``helper`` (line 30, called from line 16) at 32: five frames, three breaks, found again
+    in the resume functions' names."""
+    log = Log()
+    module = log.frame(40, "<module>")
+    entry = log.frame(410, "_fn", EVAL_FRAME)
+    frames = [
+        ("forward", 10, [module, entry], ["Graph break due to unsupported builtin builtins.print."]),
+        ("torch_dynamo_resume_in_forward_at_12", 12, [module, entry], ["call_function UserDefinedObjectVariable(sensor) [] {}"]),
+        ("helper", 30, [module, entry, log.frame(16, "torch_dynamo_resume_in_forward_at_15")], ["Tensor.item"]),
+        ("torch_dynamo_resume_in_helper_at_32", 32, [module, entry], []),
+        ("torch_dynamo_resume_in_forward_at_15", 15, [module, entry], []),
+    ]
+    for fid, (name, line, stack, reasons) in enumerate(frames):
+        log.rec({"dynamo_start": {"stack": stack}, **ids(fid, 0)})
+        _metrics(log, fid, name, line, reasons)
+    return log
+
+
+LOGS = {
+    "old_metrics/trace.log": old_metrics,
+    "aoti_cuda/trace.log": aoti_cuda,
+    "april_2024/trace.log": april_2024,
+}
 
 
 def main() -> None:
