@@ -83,3 +83,15 @@ def test_restart_reason_breaks_sit_where_dynamo_resumed(tmp_path: Path) -> None:
         assert len(got) == raw["restart_breaks"]
         assert sorted(f"{gb.filename}:{gb.line}" for gb in got) == raw["resume_sites"]
         assert not any("eval_frame" in (gb.filename or "") for gb in got)
+
+
+# -- item 8: a compile id without its dynamo_start gets its frame's name -------------------------
+def test_compile_id_without_dynamo_start_is_named(tmp_path: Path) -> None:
+    log = OLD / "recompile_limit" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["attempts"] == 3 and raw["dynamo_starts"] == 2 and raw["recompiles"] == 1
+    with imported(log, tmp_path) as report:
+        assert len(report.frames) == raw["attempts"]
+        orphan = report.frame("0/2")
+        assert orphan is not None and orphan.function == "step" and orphan.line == 7
+        assert sum(len(f.recompiles) for f in report.frames) == raw["recompiles"]

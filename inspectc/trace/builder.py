@@ -164,6 +164,7 @@ class Builder:
         return done is not False or used
 
     def finish(self) -> None:
+        resume.name_orphans(self.entries)
         resume.place_restart_breaks(self.entries)
         for state in self.entries:
             self._flush_post_grad(state, backward=False)

@@ -51,3 +51,23 @@ def place_restart_breaks(entries: list[FrameState]) -> None:
             claimed.add((*key, free[index]))
             gb = st.graph_breaks[gb_index]
             st.graph_breaks[gb_index] = replace(gb, filename=st.filename or gb.filename, line=free[index])
+
+
+def name_orphans(entries: list[FrameState]) -> None:
+    """A compile id logged without its ``dynamo_start`` (the recompile limit hit: ``0/4`` has
+    only its recompile reasons) is the same code object as the other compiles of its frame
+    id: it takes their function, file and line rather than staying unnamed."""
+    named: dict[tuple[int | None, str], FrameState] = {}
+    for st in entries:
+        if st.function:
+            named.setdefault((st.rank, _frame_part(st.compile_id)), st)
+    for st in entries:
+        if not st.function and (known := named.get((st.rank, _frame_part(st.compile_id)))):
+            st.function = known.function
+            st.filename = st.filename or known.filename
+            st.line = st.line if st.line is not None else known.line
+
+
+def _frame_part(compile_id: str) -> str:
+    """ "0/4" -> "0", "!1/0/2_1" -> "!1/0", "0/4#2" -> "0"."""
+    return compile_id.split("#")[0].rsplit("/", 1)[0]

@@ -209,10 +209,25 @@ def april_2024() -> Log:
     return log
 
 
+def recompile_limit() -> Log:
+    """The recompile limit hit (torch 2.5-2.13): ``0/0``..``0/1`` compile ``step``; ``0/2`` has
+    no ``dynamo_start`` and no metrics, only its ``recompile_reasons`` artifact."""
+    log = Log()
+    for cid in (0, 1):
+        log.rec({"dynamo_start": {"stack": [log.frame(40, "<module>"), log.frame(7, "step")]}, **ids(0, cid)})
+        _metrics(log, 0, "step", 7, [])
+        log.lines[-1] = log.lines[-1].replace('"compile_id": "0/0"', f'"compile_id": "0/{cid}"')
+        log.lines[-1] = log.lines[-1].replace('"frame_compile_id": 0,', f'"frame_compile_id": {cid},')
+    reasons = "size mismatch at index 0. expected 3, actual 4"
+    log.rec({"artifact": {"name": "recompile_reasons", "encoding": "string"}, **ids(0, 2)}, reasons)
+    return log
+
+
 LOGS = {
     "old_metrics/trace.log": old_metrics,
     "aoti_cuda/trace.log": aoti_cuda,
     "april_2024/trace.log": april_2024,
+    "recompile_limit/trace.log": recompile_limit,
 }
 
 
