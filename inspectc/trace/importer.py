@@ -58,7 +58,8 @@ class ImportResult:
     bytes_read: int = 0
     events: int = 0
     frames: int = 0
-    error_count: int = 0
+    error_count: int = 0  # md5 mismatches included
+    md5_mismatches: int = 0  # payloads kept as read although their md5 differs from has_payload
     errors: list[str] = field(default_factory=list)
     torch_version: str | None = None
     seconds: float = 0.0
@@ -76,10 +77,19 @@ class ImportResult:
             f"inspectc import: {files}{ranks}, {mb:.1f} MB, {self.events} events, "
             f"{self.frames} frames in {self.seconds:.1f}s -> {self.output}"
         )
-        if self.error_count:
-            n = self.error_count
-            first = f"; first: {self.errors[0]}" if self.errors else ""
-            text += f"; {n} problem line{'s' * (n != 1)} (malformed records are skipped{first})"
+        skipped = self.error_count - self.md5_mismatches
+        if skipped:
+            firsts = [e for e in self.errors if _MD5 not in e]
+            first = f"; first: {firsts[0]}" if firsts else ""
+            text += f"; {skipped} problem line{'s' * (skipped != 1)} (malformed records are skipped{first})"
+        if self.md5_mismatches:
+            n = self.md5_mismatches
+            firsts = [e for e in self.errors if _MD5 in e]
+            first = f"; first: {firsts[0]}" if firsts else ""
+            text += (
+                f"; {n} payload{'s' * (n != 1)} whose md5 differs from the record's has_payload "
+                f"(kept as read, the log was altered after torch wrote it{first})"
+            )
         return text
 
 
@@ -264,9 +274,13 @@ def _import_files(
     return first_ts, last_ts
 
 
+_MD5 = "payload md5 mismatch"  # records.py's message: the payload was kept, not skipped
+
+
 def _error_sink(result: ImportResult, name: str):  # noqa: ANN202 - an ErrorCallback
     def on_error(line: int, message: str) -> None:
         result.error_count += 1
+        result.md5_mismatches += message.startswith(_MD5)
         if len(result.errors) < KEPT_ERRORS:
             result.errors.append(f"{name}:{line}: {message}" if line else f"{name}: {message}")
 
@@ -302,5 +316,9 @@ def _write_meta(
     writer.set_meta("inspectc_version", __version__)
     writer.set_meta("source", "import")
     writer.set_meta("run", run)
-    errors: dict[str, Any] = {"count": result.error_count, "first": list(result.errors)}
+    errors: dict[str, Any] = {
+        "count": result.error_count,
+        "md5_mismatches": result.md5_mismatches,
+        "first": list(result.errors),
+    }
     writer.set_meta("import_errors", json.dumps(errors))
