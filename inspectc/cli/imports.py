@@ -99,7 +99,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
     result = import_logs(source, output, argv=["inspectc", "import", args.path])
     if not args.quiet:
-        print(printable(result.describe()), file=sys.stderr)
+        print(printable(result.describe(), keep="\n"), file=sys.stderr)
     return 0
 
 

@@ -76,10 +76,12 @@ class Builder:
         rank: int | None = None,
         on_frame: Callable[[Frame], None] | None = None,
         strict_rank: bool = False,
+        name_rank: bool = False,
     ) -> None:
         self.writer = writer
         self.rank = rank
         self.strict_rank = strict_rank  # import: a record of another rank than its file's is refused
+        self.name_rank = name_rank  # import: the file's name gives the rank of all its records
         self.strings = StringTable()
         self.frames: dict[tuple[int | None, str], FrameState] = {}  # latest entry of each id
         self.entries: list[FrameState] = []  # every entry, in order
@@ -177,7 +179,7 @@ class Builder:
         """One rule: the record's ``rank`` key, else the file's rank (its name), else none.
         A record that names another rank than the file's is refused, never merged."""
         rank = metadata.get("rank")
-        if not isinstance(rank, int) or isinstance(rank, bool):
+        if not isinstance(rank, int) or isinstance(rank, bool) or self.name_rank:
             return self.rank
         if self.rank is not None and rank != self.rank and self.strict_rank:
             raise RankConflict(self.rank, rank)
