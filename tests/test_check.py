@@ -92,3 +92,13 @@ def test_readme_ci_example_runs(golden: Path) -> None:
     args[0] = str(golden / "graph_breaks.inspectc")
     code, out, _ = check(*args)
     assert code in (0, 1) and out.startswith("inspectc check:")
+
+
+def test_summary_sections_of_a_multi_rank_report_say_the_rank(tmp_path: Path) -> None:
+    """ranks4: rank 2 alone breaks and recompiles; its sections name it (issue 27)."""
+    report = tmp_path / "r4.inspectc"
+    run_cli("import", str(ROOT / "tests" / "data" / "logs" / "ranks4"), "-o", str(report), check=True)
+    out = run_cli("summary", str(report), check=True).stdout
+    assert "Graph breaks (1 unique, 1 total; ranks 0, 1, 2, 3 together)" in out and "(r2 1/0)" in out
+    recompiles = out.split("Recompiles (1; ranks 0, 1, 2, 3 together)\n", 1)[1].splitlines()[0]
+    assert recompiles.startswith("  r2 0/1 ")
