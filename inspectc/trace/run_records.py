@@ -190,8 +190,8 @@ class RunRecordsBuilder:
             body = md.get(name)
             if name == "guard_added" and not (isinstance(body, dict) and body.get("prefix")):
                 # ShapeEnv's own log of every guard (older torch, any export): draft export's
-                # report writes its guards with a "prefix"; these are no issue (kept raw)
-                return False
+                # report writes its guards with a "prefix"; these are read and are no issue
+                return True
             issue = export.export_issue(name, body, self.resolve)
             # a runtime assert repeats a data-dependent error torch logged just before it
             if issue is not None and issue.prefix != "runtime_assert":
