@@ -48,7 +48,21 @@ Counts, as ``summary()`` returns them:
     aot_kernels          distinct kernel names (same patterns as ``kernels``: here the
                          ``extern "C" void cpp_fused_...(`` definitions) over the
                          ``inductor_aot_kernel_code`` payloads, per payload, summed
+    aot_triton_kernels   distinct ``async_compile.triton('<name>'`` names over the AOTInductor
+                         wrapper and kernel code payloads (on CUDA each Triton kernel's source
+                         sits in a ``/* */`` comment of the C++ wrapper)
+    export_issues        draft-export findings: ``propagate_real_tensors_provenance``,
+                         ``missing_fake_kernel``, ``mismatched_fake_kernel`` records, and
+                         ``guard_added`` records that carry draft export's ``prefix`` (without
+                         one it is ShapeEnv's log of an ordinary guard, as tlparse reads it)
+    restart_breaks       strings in ``compilation_metrics``' ``restart_reasons`` that are not an
+                         exception class (``<class ...``): older torch's only graph-break record
+    resume_sites         sorted "file:line" of every ``torch_dynamo_resume_in_<fn>_at_<line>``
+                         ``co_name`` of ``compilation_metrics`` (where Dynamo resumed after a break)
     ranks                sorted distinct ``rank`` values (empty list: not a distributed run)
+    compile_time_s       sum over ``compilation_metrics`` of ``entire_frame_compile_time_s``,
+                         or where that is null (late-2024 torch) ``dynamo_cumulative_compile_time_us``
+                         / 1e6
 """
 
 from __future__ import annotations
@@ -178,6 +192,9 @@ def summary(path: str | Path) -> dict[str, Any]:
     attempts: set[tuple[Any, Any, Any]] = set()
     ranks: set[int] = set()
     s: collections.Counter[str] = collections.Counter()
+    compile_time = 0.0
+    aot_triton: set[str] = set()
+    sites: set[str] = set()
     for meta, payload in recs:
         name = event_name(meta)
         fid, fcid = meta.get("frame_id"), meta.get("frame_compile_id")
@@ -193,13 +210,31 @@ def summary(path: str | Path) -> dict[str, Any]:
             s["recompiles"] += 1
         elif name == "compilation_metrics":
             s["compilation_metrics"] += 1
+            body = meta["compilation_metrics"]
+            if isinstance(body, dict):
+                for why in body.get("restart_reasons") or []:
+                    if isinstance(why, str) and not why.startswith("<class "):
+                        s["restart_breaks"] += 1
+                resumed = re.search(r"_at_(\d+)$", str(body.get("co_name") or ""))
+                if str(body.get("co_name")).startswith("torch_dynamo_resume_in_") and resumed:
+                    sites.add(f"{body.get('co_filename')}:{resumed.group(1)}")
+                secs = body.get("entire_frame_compile_time_s")
+                if not isinstance(secs, (int, float)):
+                    micros = body.get("dynamo_cumulative_compile_time_us")
+                    secs = micros / 1e6 if isinstance(micros, (int, float)) else 0.0
+                compile_time += secs
         elif name == "inductor_output_code":
             s["output_code"] += 1
             s["kernels"] += len(kernel_names(payload or ""))
         elif name in ("graph_dump:inductor_aot_wrapper_code", "graph_dump:inductor_aot_kernel_code"):
             s["aot_code"] += 1
+            aot_triton.update(_TRITON.findall(payload or ""))
             if name.endswith("kernel_code"):
                 s["aot_kernels"] += len(kernel_names(payload or ""))
+        if name in ("propagate_real_tensors_provenance", "missing_fake_kernel", "mismatched_fake_kernel"):
+            s["export_issues"] += 1
+        elif name == "guard_added" and isinstance(meta[name], dict) and meta[name].get("prefix"):
+            s["export_issues"] += 1
         if isinstance(meta.get("rank"), int):
             ranks.add(meta["rank"])
     return {
@@ -215,7 +250,12 @@ def summary(path: str | Path) -> dict[str, Any]:
         "kernels": s["kernels"],
         "aot_code": s["aot_code"],
         "aot_kernels": s["aot_kernels"],
+        "aot_triton_kernels": len(aot_triton),
+        "export_issues": s["export_issues"],
+        "restart_breaks": s["restart_breaks"],
+        "resume_sites": sorted(sites),
         "ranks": sorted(ranks),
+        "compile_time_s": round(compile_time, 6),
     }
 
 

@@ -52,6 +52,26 @@ def test_limits_apply_per_rank(traces_dir: Path, tmp_path: Path) -> None:
     assert "frames:" not in out  # 15 frames on rank 1: within the limit
 
 
+def test_json_counts_say_their_rank_and_the_total(tmp_path: Path) -> None:
+    """ranks4: 2 frames on ranks 0, 1, 3 and 4 on rank 2 (issue 27: no unlabelled maxima)."""
+    import rawcount
+
+    logs = ROOT / "tests" / "data" / "logs" / "ranks4"
+    report = tmp_path / "r4.inspectc"
+    run_cli("import", str(logs), "-o", str(report), check=True)
+    code, out, _ = check(str(report), "--json")
+    data = json.loads(out)
+    raw = {n: rawcount.summary(logs / f"rank_{n}.log") for n in range(4)}
+    assert {int(r): c["frames"] for r, c in data["per_rank"].items()} == {
+        n: c["frames"] for n, c in raw.items()
+    }
+    assert data["total"]["frames"] == sum(c["frames"] for c in raw.values())
+    assert data["counts"]["frames"] == 4 and data["counts_rank"]["frames"] == 2
+    assert data["total"]["graph_breaks"] == sum(c["graph_breaks"] for c in raw.values())
+    code, out, _ = check(str(report))
+    assert code == 0 and "frames rank 2" in out and "in total over 4 ranks" in out
+
+
 @pytest.mark.parametrize("bad", [["--max-frames", "-1"], ["--max-frames", "many"]])
 def test_bad_arguments(golden: Path, bad: list[str]) -> None:
     code, out, err = check(str(golden / "sin_sin.inspectc"), *bad)
@@ -72,3 +92,13 @@ def test_readme_ci_example_runs(golden: Path) -> None:
     args[0] = str(golden / "graph_breaks.inspectc")
     code, out, _ = check(*args)
     assert code in (0, 1) and out.startswith("inspectc check:")
+
+
+def test_summary_sections_of_a_multi_rank_report_say_the_rank(tmp_path: Path) -> None:
+    """ranks4: rank 2 alone breaks and recompiles; its sections name it (issue 27)."""
+    report = tmp_path / "r4.inspectc"
+    run_cli("import", str(ROOT / "tests" / "data" / "logs" / "ranks4"), "-o", str(report), check=True)
+    out = run_cli("summary", str(report), check=True).stdout
+    assert "Graph breaks (1 unique, 1 total; ranks 0, 1, 2, 3 together)" in out and "(r2 1/0)" in out
+    recompiles = out.split("Recompiles (1; ranks 0, 1, 2, 3 together)\n", 1)[1].splitlines()[0]
+    assert recompiles.startswith("  r2 0/1 ")

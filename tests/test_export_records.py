@@ -108,9 +108,11 @@ def test_an_older_torch_export_log(traces_dir: Path, tmp_path: Path) -> None:
         "slice_1: USER_OUTPUT"
     ]
     kinds = sorted(i["kind"] for i in program["issues"])
+    # its guard_added records have no draft-export "prefix": ShapeEnv's log, no issue (tlparse: 1)
     raw_guards = raw(traces_dir / "export.log", "guard_added")
-    assert kinds == ["data_dependent_error"] + ["guard_added"] * len(
-        {r["guard_added"]["expr"] for r in raw_guards}
+    assert raw_guards and not any(r["guard_added"].get("prefix") for r in raw_guards)
+    assert kinds == ["data_dependent_error"] * len(
+        raw(traces_dir / "export.log", "propagate_real_tensors_provenance")
     )
     assert "test_draft_export.py:279" in summary
 

@@ -53,17 +53,23 @@ def test_ranks_are_decided_once_and_count_alike(tmp_path: Path) -> None:
     assert headline_kernels(summary) == len(all_kernels(data))  # the summary counts what the JSON lists
 
 
-def test_a_log_whose_records_name_another_rank_is_refused(tmp_path: Path) -> None:
+def test_a_log_whose_records_name_another_rank_imports_as_its_name_says(tmp_path: Path) -> None:
+    """tlparse's multi_rank_runtime/_schedule folders hold such copies: read as the name's rank,
+    with a one-line warning (issue 27); the file alone imports the same way."""
     folder = tmp_path / "logs"
     folder.mkdir()
     for n in (0, 1):
         shutil.copyfile(LOGS / "ranks4" / f"rank_{n}.log", folder / f"rank_{n}.log")
     shutil.copyfile(LOGS / "ranks4" / "rank_1.log", folder / "rank_5.log")  # renamed by hand
-    proc = run_cli("import", str(folder), "-o", str(tmp_path / "r.inspectc"))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    (line,) = proc.stderr.strip().splitlines()
-    assert "rank_5.log" in line and "rank 1" in line and "rank 5" in line
-    assert not (tmp_path / "r.inspectc").exists()
+    raw = rawcount.summary(folder / "rank_5.log")
+    for source, name in ((folder, "r"), (folder / "rank_5.log", "alone")):
+        proc = run_cli("import", str(source), "-o", str(tmp_path / f"{name}.inspectc"))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        (line,) = [x for x in proc.stderr.splitlines() if "warning" in x]
+        assert "rank_5.log" in line and "rank 1" in line and "rank 5" in line
+        data = json.loads(run_cli("export", str(tmp_path / f"{name}.inspectc"), "--json", check=True).stdout)
+        five = [f for f in data["frames"] if f["rank"] == 5]
+        assert len(five) == raw["frames"]
 
 
 def test_records_of_two_ranks_in_one_log_are_refused(tmp_path: Path) -> None:

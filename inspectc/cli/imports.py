@@ -105,7 +105,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
     result = import_logs(source, output, argv=["inspectc", "import", args.path])
     if not args.quiet:
-        print(printable(result.describe()), file=sys.stderr)
+        print(printable(result.describe(), keep="\n"), file=sys.stderr)
     return 0
 
 
@@ -192,7 +192,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         data = {
             "ok": result.ok,
-            "counts": result.counts,
+            "counts": result.counts,  # the worst rank's, in a multi-rank report
             "violations": [
                 {
                     "what": v.what,
@@ -204,6 +204,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for v in result.violations
             ],
         }
+        if result.per_rank:
+            data["counts_rank"] = result.worst_rank
+            data["per_rank"] = {str(r): c for r, c in sorted(result.per_rank.items())}
+            data["total"] = result.total
         print(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
         print(render_check(result, limits, printable(args.report)))  # a name may not be UTF-8

@@ -22,6 +22,7 @@ class BreakGroup:
     gb_id: str | None
     example: GraphBreak
     compile_ids: list[str] = field(default_factory=list)
+    ranks: list[int | None] = field(default_factory=list)  # each compile id's rank
 
     @property
     def count(self) -> int:
@@ -51,6 +52,7 @@ def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
                     example=gb,
                 )
             group.compile_ids.append(frame.compile_id)
+            group.ranks.append(frame.rank)
     return sorted(groups.values(), key=lambda g: (-g.count, g.location, g.reason))
 
 

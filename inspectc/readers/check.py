@@ -52,6 +52,10 @@ class Violation:
 class CheckResult:
     violations: list[Violation] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # worst rank's counts
+    # multi-rank reports only: which rank each count is from, every rank's, and the sums
+    worst_rank: dict[str, int | None] = field(default_factory=dict)
+    per_rank: dict[int, dict[str, int]] = field(default_factory=dict)
+    total: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -73,11 +77,17 @@ def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResu
             "frames": len(own),
             "failed": sum(1 for f in own if f.status == STATUS_FAILED),
         }
+        if rank is not None and len(by_rank) > 1:
+            result.per_rank[rank] = counts
+            for name, n in counts.items():
+                result.total[name] = result.total.get(name, 0) + n
         for name, n in counts.items():
             if name not in worst or n > worst[name][0]:
                 worst[name] = (n, rank, own)
     result.counts = {name: n for name, (n, _, _) in worst.items()}
     ranked = len(by_rank) > 1
+    if ranked:
+        result.worst_rank = {name: rank for name, (_, rank, _) in worst.items()}
     for name, limit in (
         ("graph_breaks", limits.max_graph_breaks),
         ("recompiles", limits.max_recompiles),
@@ -178,6 +188,16 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
             _count("recompiles", c.get("recompiles", 0), limits.max_recompiles),
             _count("frames", c.get("frames", 0), limits.max_frames),
         ]
+        if result.per_rank:  # the counts are the worst rank's: say which, and the sums
+            on = ", ".join(
+                f"{k.replace('_', ' ')} rank {r}" for k, r in result.worst_rank.items() if r is not None
+            )
+            t = result.total
+            parts.append(
+                f"per rank, worst: {on}; in total over {len(result.per_rank)} ranks: "
+                f"{t.get('graph_breaks', 0)} graph breaks, {t.get('recompiles', 0)} recompiles, "
+                f"{t.get('frames', 0)} frames"
+            )
         return f"inspectc check: ok: {report_label}: {', '.join(parts)}"
     lines = [f"inspectc check: FAILED: {report_label}: {len(result.violations)} limit(s) exceeded"]
     for v in result.violations:

@@ -71,6 +71,7 @@ def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str
     shaped = [(f, f.symbolic_shapes) for f in frames if f.symbolic_shapes is not None]
     if not shaped:
         return []
+    ranked = len({f.rank for f in frames}) > 1
     lines = ["", "Symbolic shapes (dynamic sizes and the guards on them)"]
     for f, s in shaped[:MAX_SUMMARY_FRAMES]:
         if s is None:
@@ -81,7 +82,8 @@ def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str
         names = ", ".join(f"{clean(x.symbol)}={clean(str(x.source))}" for x in symbols[:3])
         more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
         lines.append(
-            f"  {f.compile_id:<6} {clean(f.function or '?')}(): {names}{more}; "
+            f"  {(f'r{f.rank} ' if ranked and f.rank is not None else '') + f.compile_id:<6} "
+            f"{clean(f.function or '?')}(): {names}{more}; "
             f"{len(guards)} shape guard{'s' * (len(guards) != 1)}"
         )
         for g in guards[:3]:

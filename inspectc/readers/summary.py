@@ -74,13 +74,17 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     frames = report.frames
     base = run.cwd
     t = totals(frames)
+    # AOTInductor's kernels belong to no Dynamo frame; the headline counts them too
+    aot = report.run_records.aot_compiles
+    kernels = t.kernels + sum(len(a.kernels) for a in aot)
+    compiling = t.compile_time_s + sum(a.compile_s or 0.0 for a in aot)
     lines: list[str] = []
     exit_text = end_text(run)
     lines.append(
         f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
         f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
         f"({t.unique_breaks} unique), {t.recompiles} recompile{'s' * (t.recompiles != 1)}, "
-        f"{t.failed} failed, {t.kernels} kernels, {t.compile_time_s:.1f}s compiling"
+        f"{t.failed} failed, {kernels} kernels, {compiling:.1f}s compiling"
     )
     versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
     if run.argv:
@@ -99,19 +103,21 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         lines.append(f"  {_clean(beside)}")
     lines.extend(render_accuracy(getattr(report, "accuracy", None)))  # inspectc accuracy leads
 
+    ranks = sorted({f.rank for f in frames if f.rank is not None})
+    on_ranks = f"; ranks {', '.join(map(str, ranks))} together" if len(ranks) > 1 else ""
     groups = break_groups(frames)
     if groups:
         lines.append("")
-        lines.append(f"Graph breaks ({len(groups)} unique, {t.graph_breaks} total)")
+        lines.append(f"Graph breaks ({len(groups)} unique, {t.graph_breaks} total{on_ranks})")
         for g in groups[:MAX_BREAKS]:
-            lines.extend(_break_lines(g, base))
+            lines.extend(_break_lines(g, base, ranked=len(ranks) > 1))
         if len(groups) > MAX_BREAKS:
             lines.append(f"  … {len(groups) - MAX_BREAKS} more")
 
     recompiled = [f for f in frames if f.recompiles]
     if recompiled:
         lines.append("")
-        lines.append(f"Recompiles ({t.recompiles})")  # one per recompile_reasons record
+        lines.append(f"Recompiles ({t.recompiles}{on_ranks})")  # one per recompile_reasons record
         for f in recompiled:
             for r in f.recompiles[:3]:
                 lines.extend(_recompile_lines(f, r, frames, run))
@@ -119,12 +125,12 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     failed = [f for f in frames if f.failure is not None]
     if failed:
         lines.append("")
-        lines.append(f"Failed frames ({len(failed)})")
+        lines.append(f"Failed frames ({len(failed)}{on_ranks})")
         for f in failed:
             assert f.failure is not None
             where = _loc(f.failure.filename or f.filename, f.failure.line or f.line, base)
             text = compile_extras.failure_text(f.failure)
-            lines.append(f"  {f.compile_id:<6} {where}  {_clean(one_line(text, 240))}")
+            lines.append(f"  {_fid(f, frames):<6} {where}  {_clean(one_line(text, 240))}")
     lines.extend(compile_extras.summary_lines(frames, _clean, lambda fn, ln: _loc(fn, ln, base)))
     lines.extend(programs.summary_lines(report, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
@@ -148,12 +154,21 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in "\n".join(lines))
 
 
-def _break_lines(g: BreakGroup, base: str | None) -> list[str]:
+def _fid(f: Frame, frames: list[Frame]) -> str:
+    """A frame's id in a section: ``r2 0/1`` in a multi-rank report (ids repeat per rank)."""
+    ranked = len({x.rank for x in frames}) > 1
+    return f"r{f.rank} {f.compile_id}" if ranked and f.rank is not None else f.compile_id
+
+
+def _break_lines(g: BreakGroup, base: str | None, *, ranked: bool = False) -> list[str]:
     """A break group: count, place, name and id, the frames; then, whole, what it means and
     its documentation page (never cut: they are what the reader acts on)."""
     title, explanation = breaks.title_and_explanation(g.example)
     gid = f" [{g.gb_id}]" if g.gb_id else ""
-    frames = ", ".join(g.compile_ids[:4]) + (", …" if g.count > 4 else "")
+    ids = [
+        f"r{r} {c}" if ranked and r is not None else c for c, r in zip(g.compile_ids, g.ranks, strict=False)
+    ]
+    frames = ", ".join(ids[:4]) + (", …" if g.count > 4 else "")
     where = report_text.location(g.filename, g.line, base, 40)
     out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
     for said in (breaks.reason_if_new(g.example), explanation):
@@ -176,7 +191,7 @@ def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> l
     where = f" at {_clean(report_text.location(at.filename, at.line, base, 40))}" if at.filename else ""
     code = f" `{_clean(site.code)}`" if site and site.code else ""
     name = _clean(resume.short_function(f.function))
-    out = [f"  {f.compile_id:<6} {name}(){where}{code}: {_clean(one_line(guard, 120))}{earlier}"]
+    out = [f"  {_fid(f, frames):<6} {name}(){where}{code}: {_clean(one_line(guard, 120))}{earlier}"]
     for value in breaks.stack_values(guard, f, frames, run.python_version):
         out.append(
             f"           {_clean(value.describe(report_text.location(value.filename, value.line, base, 40)))}"

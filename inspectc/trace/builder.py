@@ -20,7 +20,7 @@ from typing import Any
 from inspectc.errors import RankConflict
 from inspectc.report.model import Frame, GraphBreak, StackFrame
 from inspectc.report.writer import ReportWriter
-from inspectc.trace import kernels, phases, timings
+from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.payloads import breaks, ddp, export, guards
@@ -83,10 +83,12 @@ class Builder:
         rank: int | None = None,
         on_frame: Callable[[Frame], None] | None = None,
         strict_rank: bool = False,
+        name_rank: bool = False,
     ) -> None:
         self.writer = writer
         self.rank = rank
         self.strict_rank = strict_rank  # import: a record of another rank than its file's is refused
+        self.name_rank = name_rank  # import: the file's name gives the rank of all its records
         self.strings = StringTable()
         self.frames: dict[tuple[int | None, str], FrameState] = {}  # latest entry of each id
         self.entries: list[FrameState] = []  # every entry, in order
@@ -188,6 +190,8 @@ class Builder:
             self._put(state, now=True)
 
     def finish(self) -> None:
+        resume.name_orphans(self.entries)
+        resume.place_restart_breaks(self.entries)
         for state in self.entries:
             self._flush_post_grad(state, backward=False)
             self._put(state, now=True)
@@ -199,7 +203,7 @@ class Builder:
         """One rule: the record's ``rank`` key, else the file's rank (its name), else none.
         A record that names another rank than the file's is refused, never merged."""
         rank = metadata.get("rank")
-        if not isinstance(rank, int) or isinstance(rank, bool):
+        if not isinstance(rank, int) or isinstance(rank, bool) or self.name_rank:
             return self.rank
         if self.rank is not None and rank != self.rank and self.strict_rank:
             raise RankConflict(self.rank, rank)

@@ -8,6 +8,7 @@ restart reasons and timings. No torch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,6 +34,8 @@ from inspectc.trace import names
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.payloads import provenance
 from inspectc.trace.phases import Phases
+
+_TORCH_FILE = re.compile(r"[/\\]torch[/\\]_(?:dynamo|inductor)[/\\]")
 
 # compilation_metrics keys kept as they are in ``CompileMetrics.extra``.
 _EXTRA_METRICS = (
@@ -67,6 +70,7 @@ class FrameState:
     interrupted: bool = False  # a signal ended the run during this compile (Builder.interrupted)
     cache: dict[str, str | None] = field(default_factory=dict)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
+    restart_breaks: list[int] = field(default_factory=list)  # graph_breaks read from restart_reasons
     recompiles: list[Recompile] = field(default_factory=list)
     guards: tuple[Guard, ...] = ()
     metrics: CompileMetrics = field(default_factory=CompileMetrics)
@@ -164,6 +168,8 @@ class FrameState:
         if gb.filename is not None and gb.line is not None:
             return gb
         top = self.user_stack[-1] if self.user_stack else None
+        if top is not None and top.filename and _TORCH_FILE.search(top.filename):
+            top = None  # older torch: the stack ends in torch's own eval_frame.py
         filename = gb.filename or (top.filename if top else None) or self.filename or "?"
         line = gb.line if gb.line is not None else (top.line if top else None)
         return replace(gb, filename=filename, line=line if line is not None else self.line or 0)
@@ -201,6 +207,7 @@ class FrameState:
             # Older torch (or a break with no artifact): the break text lives here only.
             for reason in reasons:
                 if isinstance(reason, str) and not _is_benign_restart(reason):
+                    self.restart_breaks.append(len(self.graph_breaks))
                     self.graph_breaks.append(self._located(parse_break(reason)))
         ops = data.get("graph_op_count")
         self.empty = ops == 0 or (ops is None and data.get("has_guarded_code") is False)
@@ -212,10 +219,10 @@ class FrameState:
             if self.cache.get(which) is None and as_num(data.get(key)):
                 self.cache[which] = "hit"
         self.metrics = CompileMetrics(
-            entire_frame_s=as_num(data.get("entire_frame_compile_time_s")),
-            backend_s=as_num(data.get("backend_compile_time_s")),
-            inductor_s=as_num(data.get("inductor_compile_time_s")),
-            codegen_s=as_num(data.get("code_gen_time_s")),
+            entire_frame_s=_seconds(data, "entire_frame_compile_time_s", "dynamo_cumulative_compile_time_us"),
+            backend_s=_seconds(data, "backend_compile_time_s", "aot_autograd_cumulative_compile_time_us"),
+            inductor_s=_seconds(data, "inductor_compile_time_s", "inductor_cumulative_compile_time_us"),
+            codegen_s=_seconds(data, "code_gen_time_s", "inductor_code_gen_cumulative_compile_time_us"),
             op_count=as_int(ops),
             node_count=as_int(data.get("graph_node_count")),
             input_count=as_int(data.get("graph_input_count")),
@@ -240,6 +247,16 @@ def _is_benign_restart(reason: str) -> bool:
     # Dynamo also restarts analysis for reasons that are not graph breaks, recorded as an
     # exception class (e.g. "<class '...TensorifyScalarRestartAnalysis'>").
     return reason.startswith("<class ") or "RestartAnalysis" in reason
+
+
+def _seconds(data: dict[str, Any], key_s: str, key_us: str) -> float | None:
+    """A time in seconds: the ``*_time_s`` field, or (logs of late 2024, whose ``_s`` fields
+    are null) its ``*_cumulative_compile_time_us`` counterpart."""
+    seconds = as_num(data.get(key_s))
+    if seconds is not None:
+        return seconds
+    micros = as_num(data.get(key_us))
+    return micros / 1e6 if micros is not None else None
 
 
 def as_str(value: Any) -> str | None:

@@ -4,8 +4,9 @@ Records stream from :func:`tracefile.iter_records` into the same :class:`builder
 live capture uses, so the same events give the same report. One file, a directory of logs
 (``*.log``, ``*.log.gz``), or several ranks' logs (``dedicated_log_torch_trace_rank_N_*.log``)
 go into one report. A rank is decided by one rule: a record's ``rank`` key, else its file's
-name (``rank_N``), else none. A file whose records name another rank than its name, or whose
-records name two ranks, is refused in one line; so are two files of one rank (or two of no
+name (``rank_N``), else none. A file whose first records name another rank than its name is
+read as its name's rank, with a warning (tlparse's multi-rank test folders); one whose
+records name two ranks is refused in one line; so are two files of one rank (or two of no
 rank): their frames would merge. Tolerant: unknown events are kept raw, malformed lines
 are counted (the first few kept in the report's ``import_errors`` meta) and skipped.
 
@@ -48,6 +49,9 @@ _PEEK_LINES = 200
 class LogFile:
     path: Path
     rank: int | None
+    # its name says one rank, its records another (tlparse's multi-rank test folders): read as
+    # the name's rank, with this one-line warning
+    warning: str | None = None
 
 
 @dataclass(slots=True)
@@ -57,8 +61,10 @@ class ImportResult:
     bytes_read: int = 0
     events: int = 0
     frames: int = 0
-    error_count: int = 0
+    error_count: int = 0  # md5 mismatches included
+    md5_mismatches: int = 0  # payloads kept as read although their md5 differs from has_payload
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     torch_version: str | None = None
     seconds: float = 0.0
 
@@ -75,11 +81,20 @@ class ImportResult:
             f"inspectc import: {files}{ranks}, {mb:.1f} MB, {self.events} events, "
             f"{self.frames} frames in {self.seconds:.1f}s -> {self.output}"
         )
-        if self.error_count:
-            n = self.error_count
-            first = f"; first: {self.errors[0]}" if self.errors else ""
-            text += f"; {n} problem line{'s' * (n != 1)} (malformed records are skipped{first})"
-        return text
+        skipped = self.error_count - self.md5_mismatches
+        if skipped:
+            firsts = [e for e in self.errors if _MD5 not in e]
+            first = f"; first: {firsts[0]}" if firsts else ""
+            text += f"; {skipped} problem line{'s' * (skipped != 1)} (malformed records are skipped{first})"
+        if self.md5_mismatches:
+            n = self.md5_mismatches
+            firsts = [e for e in self.errors if _MD5 in e]
+            first = f"; first: {firsts[0]}" if firsts else ""
+            text += (
+                f"; {n} payload{'s' * (n != 1)} whose md5 differs from the record's has_payload "
+                f"(kept as read, the log was altered after torch wrote it{first})"
+            )
+        return "\n".join([text, *(f"inspectc import: warning: {w}" for w in self.warnings)])
 
 
 def rank_from_name(path: Path) -> int | None:
@@ -109,7 +124,13 @@ def find_logs(path: str | os.PathLike[str]) -> list[LogFile]:
         raise UsageError(f"{root} is not a regular file (a device or FIFO): give a TORCH_TRACE log file")
     else:
         paths = [root]
-    files = [LogFile(p, _file_rank(p)) for p in paths]
+    files = []
+    for p in paths:
+        try:
+            files.append(LogFile(p, _file_rank(p)))
+        except RankConflict as exc:  # the name wins, as tlparse reads a folder's ranks
+            said = f"{p.name}: records of rank {exc.record_rank} where its name says rank {exc.file_rank}"
+            files.append(LogFile(p, exc.file_rank, f"{said}; read as rank {exc.file_rank} (its name)"))
     _check_distinct_ranks(files)
     return files
 
@@ -128,7 +149,7 @@ def _file_rank(path: Path) -> int | None:
     except (OSError, EOFError):
         return named  # reported with a clear message when the file is read for real
     if found is not None and named is not None and found != named:
-        raise _conflict(path, named, found)
+        raise RankConflict(named, found)
     return found if found is not None else named
 
 
@@ -239,7 +260,8 @@ def _import_files(
     first_ts: float | None = None
     last_ts: float | None = None
     for log in files:
-        builder = Builder(writer, rank=log.rank, strict_rank=True)
+        builder = Builder(writer, rank=log.rank, strict_rank=True, name_rank=log.warning is not None)
+        result.warnings.extend([log.warning] if log.warning else [])
         on_error = _error_sink(result, log.path.name)
         try:
             size = log.path.stat().st_size
@@ -267,9 +289,13 @@ def _import_files(
     return first_ts, last_ts
 
 
+_MD5 = "payload md5 mismatch"  # records.py's message: the payload was kept, not skipped
+
+
 def _error_sink(result: ImportResult, name: str):  # noqa: ANN202 - an ErrorCallback
     def on_error(line: int, message: str) -> None:
         result.error_count += 1
+        result.md5_mismatches += message.startswith(_MD5)
         if len(result.errors) < KEPT_ERRORS:
             result.errors.append(f"{name}:{line}: {message}" if line else f"{name}: {message}")
 
@@ -305,5 +331,9 @@ def _write_meta(
     writer.set_meta("inspectc_version", __version__)
     writer.set_meta("source", "import")
     writer.set_meta("run", run)
-    errors: dict[str, Any] = {"count": result.error_count, "first": list(result.errors)}
+    errors: dict[str, Any] = {
+        "count": result.error_count,
+        "md5_mismatches": result.md5_mismatches,
+        "first": list(result.errors),
+    }
     writer.set_meta("import_errors", json.dumps(errors))

@@ -174,6 +174,14 @@ def aot_kernels(
     for span in output_code._cpp_wrapper_kernels(kernel_code, []):
         found.append(_aot_kernel(span, "aot_kernel_code"))
     wrapper = code.get("aot_wrapper_code") or ""
+    # on CUDA, each Triton kernel's source sits in a /* async_compile.triton('<name>', ...) */
+    # comment of the wrapper (of the kernel code in some versions), launched from its cubin
+    named = {item.kernel.name for item in found}
+    for where in ("aot_kernel_code", "aot_wrapper_code"):
+        for span in output_code.commented_triton_kernels(code.get(where) or ""):
+            if span.name not in named:
+                named.add(span.name)
+                found.append(_aot_kernel(span, where))
     for span in output_code.split_output_code(wrapper):
         if span.language == "extern":
             found.append(_aot_kernel(span, "aot_wrapper_code"))

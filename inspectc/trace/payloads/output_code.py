@@ -52,6 +52,20 @@ _LANGUAGES = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp", "multi_k
 _TEMPLATE_BACKENDS = frozenset({"cuda", "rocm", "cutedsl", "nv_universal_gemm"})
 
 
+_COMMENTED_TRITON = re.compile(r"^[ \t]*async_compile\.triton\(\s*['\"]([A-Za-z_]\w*)['\"]", re.MULTILINE)
+
+
+def commented_triton_kernels(code: str) -> list[KernelSpan]:
+    """Triton kernels of AOTInductor's CUDA C++ code: ``async_compile.triton('<name>', ...)``
+    with no ``name =`` before it, inside the ``/* */`` comment of the kernel's launcher."""
+    spans = []
+    for match in _COMMENTED_TRITON.finditer(code):
+        start = match.start()
+        end = _call_end(code, code.index("(", start))
+        spans.append(_definition_span(code, match.group(1), "triton", start, end))
+    return spans
+
+
 def _defined_kernels(code: str) -> list[KernelSpan]:
     spans = []
     for match in _DEFINITION.finditer(code):

@@ -1,0 +1,97 @@
+"""Logs in the record shapes older torch wrote import faithfully (issue 27).
+
+The logs are small synthetic ones in ``tests/data/logs/old`` (``tests/data/make_old_logs.py``
+writes them; its docstrings say which torch wrote each shape). Every figure is compared with
+``tests/rawcount.py``, which reads the raw records apart from inspectc.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import rawcount
+from conftest import ROOT
+
+from inspectc.readers.summary import render_summary
+from inspectc.report.open import open_report
+from inspectc.report.reader import Report
+from inspectc.trace.importer import import_logs
+
+OLD = ROOT / "tests" / "data" / "logs" / "old"
+
+
+def imported(log: Path, tmp_path: Path) -> Report:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    out = tmp_path / (log.parent.name + ".inspectc")
+    import_logs(log, out)
+    return open_report(out)
+
+
+def headline(report: Report) -> str:
+    return render_summary(report).splitlines()[0]
+
+
+# -- item 2: compile time from older metrics fields ---------------------------------------------
+def test_compile_time_from_cumulative_us_fields(tmp_path: Path) -> None:
+    log = OLD / "old_metrics" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["compile_time_s"] > 0.15
+    with imported(log, tmp_path) as report:
+        got = sum(f.metrics.entire_frame_s or 0.0 for f in report.frames)
+        assert abs(got - raw["compile_time_s"]) <= 0.05 * raw["compile_time_s"]
+        assert all(f.metrics.backend_s and f.metrics.inductor_s for f in report.frames)
+        seconds = re.search(r"([\d.]+)s compiling", headline(report))
+        assert seconds and float(seconds.group(1)) > 0
+
+
+# -- item 1: AOTInductor on CUDA -----------------------------------------------------------------
+def test_aoti_cuda_triton_kernels_are_counted(tmp_path: Path) -> None:
+    log = OLD / "aoti_cuda" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["aot_triton_kernels"] == 3
+    with imported(log, tmp_path) as report:
+        (aot,) = report.run_records.aot_compiles
+        triton = [k.kernel for k in aot.kernels if k.kernel.language == "triton"]
+        assert len({k.name for k in triton}) == raw["aot_triton_kernels"]
+        assert all(k.kind == "pointwise" and k.meta.get("device") == "cuda" for k in triton)
+        assert [k.kernel.name for k in aot.kernels if k.kernel.language == "extern"] == [
+            "aoti_torch_cuda_mm_out"
+        ]
+        found = re.search(r" (\d+) kernels,", headline(report))
+        assert found and int(found.group(1)) == len(aot.kernels) == 4
+
+
+# -- item 7: export.log's guards without draft export's prefix are no issue ----------------------
+def test_export_issues_are_draft_export_findings_only(traces_dir: Path, tmp_path: Path) -> None:
+    for log in (traces_dir / "export.log", ROOT / "tests" / "data" / "logs" / "draft_export" / "dtrace.log"):
+        raw = rawcount.summary(log)
+        with imported(log, tmp_path / log.parent.name) as report:
+            records = report.run_records
+            issues = list(records.export_issues) + [i for p in records.exported_programs for i in p.issues]
+            assert len(issues) == raw["export_issues"], log
+    assert rawcount.summary(traces_dir / "export.log")["export_issues"] == 1  # as tlparse counts
+
+
+# -- item 3: April-2024 breaks placed by their resume functions ----------------------------------
+def test_restart_reason_breaks_sit_where_dynamo_resumed(tmp_path: Path) -> None:
+    log = OLD / "april_2024" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["graph_breaks"] == 0 and raw["restart_breaks"] == 3
+    with imported(log, tmp_path) as report:
+        got = [gb for f in report.frames for gb in f.graph_breaks]
+        assert len(got) == raw["restart_breaks"]
+        assert sorted(f"{gb.filename}:{gb.line}" for gb in got) == raw["resume_sites"]
+        assert not any("eval_frame" in (gb.filename or "") for gb in got)
+
+
+# -- item 8: a compile id without its dynamo_start gets its frame's name -------------------------
+def test_compile_id_without_dynamo_start_is_named(tmp_path: Path) -> None:
+    log = OLD / "recompile_limit" / "trace.log"
+    raw = rawcount.summary(log)
+    assert raw["attempts"] == 3 and raw["dynamo_starts"] == 2 and raw["recompiles"] == 1
+    with imported(log, tmp_path) as report:
+        assert len(report.frames) == raw["attempts"]
+        orphan = report.frame("0/2")
+        assert orphan is not None and orphan.function == "step" and orphan.line == 7
+        assert sum(len(f.recompiles) for f in report.frames) == raw["recompiles"]
