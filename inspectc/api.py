@@ -2,6 +2,9 @@
 
 Kept apart from ``capture/`` (the only torch code) and ``readers/`` (no torch): this module
 joins the two, and importing it loads no torch -- the capture class is made on first use.
+The ``inspectc.capture`` package is imported here, before ``inspectc/__init__`` binds the name
+``capture`` to the function: Python sets a package's attribute when it first loads the
+subpackage, so a later first load (``inspectc.capture.session``) would rebind it to the module.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import functools
 import os
 from typing import TYPE_CHECKING, Any
 
+import inspectc.capture  # noqa: F401 - loaded before the package binds ``capture`` (see below)
 from inspectc.readers.notebook import ReportDisplay, ReportView
 
 if TYPE_CHECKING:

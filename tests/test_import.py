@@ -172,10 +172,13 @@ def live_vs_imported(run: CapturedRun, tmp_path: Path) -> tuple[dict[str, Any], 
 
 
 def only_compile_facts(data: dict[str, Any]) -> dict[str, Any]:
-    """The export less what only a live run knows: run metadata, measured times, and the
-    fused nodes of backward kernels (capture reads them from Inductor; a log lacks them)."""
+    """The export less what only a live run knows: run metadata and its ending, the C++ build,
+    measured times, and the fused nodes of backward kernels (capture reads them from Inductor;
+    a log lacks them)."""
     data = dict(data)
     data.pop("run")
+    data.pop("run_end", None)  # how the run ended: an import says "imported"
+    data.pop("cpu_build", None)  # the C++ build (vector ISA, command): read from Inductor at capture
     frames = []
     for f in data["frames"]:
         f = dict(f, region_time_us=None, region_calls=None, timing=None)

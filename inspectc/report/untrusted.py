@@ -173,6 +173,7 @@ def verify(db: sqlite3.Connection, budget: Budget) -> None:
             if any(n in found for n in _EXPECTED):
                 raise ReportError(f"{path}: refused: its 'meta' is not a table")
             raise ReportError(f"{path} is an SQLite database but not an inspectc report")
+        _refuse_newer(db, path)  # a newer inspectc's tables may differ: say "upgrade", not "refused"
         for name, columns in _EXPECTED.items():
             if name not in found:
                 if name in OPTIONAL:
@@ -186,6 +187,23 @@ def verify(db: sqlite3.Connection, budget: Budget) -> None:
                 raise ReportError(f"{path}: refused: table {name!r} has a generated or hidden column")
     except sqlite3.DatabaseError as exc:
         raise budget.error(exc) from None
+
+
+def _refuse_newer(db: sqlite3.Connection, path: Path) -> None:
+    """A report of a newer schema is refused as such (its tables may be other than ours). Only a
+    plain ``meta`` with ``key`` and ``value`` columns and nothing computed is read for it."""
+    from inspectc.report.schema import SCHEMA_VERSION
+
+    meta = _columns(db, "meta")
+    if any(col[4] for col in meta) or [c[0] for c in meta][:2] != ["key", "value"]:
+        return  # the full comparison below refuses it with the reason
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    text = str(row[0]) if row else ""
+    if text.isdigit() and int(text) > SCHEMA_VERSION:
+        raise ReportError(
+            f"{path} uses report schema {int(text)}, newer than this inspectc understands"
+            f" ({SCHEMA_VERSION}): upgrade inspectc"
+        )
 
 
 def _difference(got: tuple[tuple[object, ...], ...], want: tuple[tuple[object, ...], ...]) -> str:
