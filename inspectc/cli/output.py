@@ -112,14 +112,7 @@ def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     removed, never renamed, when the block raises.
     """
     target = Path(target)
-    try:
-        fd, name = tempfile.mkstemp(
-            prefix=f".{target.stem[:40]}.", suffix=".tmp" + target.suffix, dir=target.parent
-        )
-    except OSError as exc:
-        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
-    os.close(fd)
-    tmp = Path(name)
+    tmp = _temp_beside(target, what)
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
@@ -132,13 +125,8 @@ def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
         raise
 
 
-@contextlib.contextmanager
-def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
-    """As :func:`replacing`, but the finished file takes *target*'s name only when nothing
-    has it (``exclusive.place_new``): a file inspectc did not write is never replaced."""
-    from inspectc.report.exclusive import place_new
-
-    target = Path(target)
+def _temp_beside(target: Path, what: str) -> Path:
+    """A new private temporary file in *target*'s folder whose name ends in *target*'s suffix."""
     try:
         fd, name = tempfile.mkstemp(
             prefix=f".{target.stem[:40]}.", suffix=".tmp" + target.suffix, dir=target.parent
@@ -146,7 +134,17 @@ def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     except OSError as exc:
         raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
     os.close(fd)
-    tmp = Path(name)
+    return Path(name)
+
+
+@contextlib.contextmanager
+def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
+    """As :func:`replacing`, but the finished file takes *target*'s name only when nothing
+    has it (``exclusive.place_new``): a file inspectc did not write is never replaced."""
+    from inspectc.report.exclusive import place_new
+
+    target = Path(target)
+    tmp = _temp_beside(target, what)
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~umask())
