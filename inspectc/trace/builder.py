@@ -19,7 +19,6 @@ from typing import Any
 
 from inspectc.errors import RankConflict
 from inspectc.report.model import Frame, GraphBreak, StackFrame
-from inspectc.report.writer import ReportWriter
 from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
@@ -27,6 +26,7 @@ from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.records import StringTable, compile_id, event_name
 from inspectc.trace.run_records import RunRecordsBuilder
+from inspectc.trace.sink import Sink
 
 # Events that belong to a frame but carry nothing for the structured view (kept raw).
 # (compile_extras.EVENTS -- autotuning, CUDA graphs, symbolic shapes -- go to _on_extra.)
@@ -74,11 +74,11 @@ _AOT_ID = re.compile(r"#\s*AOT ID:\s*\[?'?(\S*?)'?\]?\s*$", re.MULTILINE)
 
 
 class Builder:
-    """Feeds events into a :class:`ReportWriter`, keeping per-frame state in memory."""
+    """Feeds events into a :class:`Sink`, keeping per-frame state in memory."""
 
     def __init__(
         self,
-        writer: ReportWriter,
+        writer: Sink,
         *,
         rank: int | None = None,
         on_frame: Callable[[Frame], None] | None = None,
