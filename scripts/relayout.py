@@ -59,6 +59,7 @@ TABLE: dict[str, str] = {
     "inspectc.report.runrecords": "inspectc.model.runrecords",
     "inspectc.report.secrets": "inspectc.model.secrets",
     "inspectc.report.limits": "inspectc.model.limits",
+    "inspectc.report.library": "inspectc.model.library",
     # store/: the SQLite file: schema, migrations, writer, reader, the one opener, bundles
     "inspectc.report.schema": "inspectc.store.schema",
     "inspectc.report.migrations": "inspectc.store.migrations",
@@ -171,7 +172,7 @@ inspectc/
   model/           the typed report: frozen dataclasses, stdlib only, no I/O
     __init__.py      Run, Frame, CompileId, Kernel, GraphBreak, ...; extras.py, times.py, stats.py
     accuracy.py, account.py, kernel_detail.py, launch_args.py, irmap.py, fxgraph.py (pytext.py),
-    phases.py, runrecords.py, secrets.py, limits.py (INSPECTC_LIMITS)
+    phases.py, runrecords.py, secrets.py, library.py, limits.py (INSPECTC_LIMITS)
   store/           the report file (stdlib only)
     schema.py        SCHEMA_VERSION with its changelog, the SQL, payload compression
     migrations/      one module per schema step (v1_to_v2.py, v2_to_v3.py); a committed
@@ -274,8 +275,8 @@ PATCHES: list[tuple[str, str, str]] = [
     ),
     (
         "README.md",
-        "imports every module of `report/`,\n  `trace/`, `readers/` and `cli/` in a fresh",
-        "imports every module of `model/`,\n  `store/`, `trace/`, `analysis/`, `render/` and `cli/` in a fresh",
+        "imports every module of `report/`,\n  `trace/`, `readers/` and `cli/` in a fresh interpreter and fails if torch, triton or\n  textual loads.",
+        "imports every module of `model/`,\n  `store/`, `trace/`, `analysis/`, `render/` and `cli/` in a fresh interpreter and fails if\n  torch, triton or textual loads.",
     ),
 ]
 
