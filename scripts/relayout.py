@@ -93,6 +93,7 @@ TABLE: dict[str, str] = {
     "inspectc.readers.ddp": "inspectc.analysis.ddp",
     "inspectc.readers.remedies": "inspectc.analysis.remedies",
     "inspectc.readers.roofline": "inspectc.analysis.roofline",
+    "inspectc.readers.rank_runtime": "inspectc.analysis.rank_runtime",  # r27's; renders too (by main role)
     # render/: results -> text, markdown, HTML, dot, JSON, Perfetto, share bundles
     "inspectc.readers.summary": "inspectc.render.summary",
     "inspectc.readers.export": "inspectc.render.export",
