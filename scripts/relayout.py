@@ -29,6 +29,7 @@ prints what it could not place (bare folder words such as ``report/`` in prose) 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import shutil
@@ -518,10 +519,17 @@ def main() -> int:
     readme_tree()
     missed = apply_patches()
     if not args.no_format:
-        ruff = [sys.executable, "-m", "ruff"]
+        ruff = (
+            [sys.executable, "-m", "ruff"]
+            if importlib.util.find_spec("ruff")
+            else [shutil.which("ruff") or "ruff"]
+        )
         targets = ["inspectc", "tui", "tests", "benchmarks", "scripts", "samples"]
-        subprocess.run([*ruff, "check", "--select", "I", "--fix", "-q", *targets], cwd=ROOT, check=False)
-        subprocess.run([*ruff, "format", "-q", *targets], cwd=ROOT, check=True)
+        try:
+            subprocess.run([*ruff, "check", "--select", "I", "--fix", "-q", *targets], cwd=ROOT, check=False)
+            subprocess.run([*ruff, "format", "-q", *targets], cwd=ROOT, check=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"relayout: ruff did not run ({exc}): run `ruff check --select I --fix` and `ruff format`")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tui")]))
         picture = subprocess.run([sys.executable, "scripts/arch_picture.py"], cwd=ROOT, env=env, check=False)
         if picture.returncode != 0:
