@@ -269,7 +269,8 @@ class Builder:
     # -- handlers (signature: self, state, name, metadata, payload, seq) --------------
     def _on_dynamo_start(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         st.attempts += 1
-        stack = self._stack((md.get("dynamo_start") or {}).get("stack"))
+        start = md.get("dynamo_start")
+        stack = self._stack(start.get("stack") if isinstance(start, dict) else None)
         if stack:
             st.user_stack = stack
             top = stack[-1]
