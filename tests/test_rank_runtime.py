@@ -147,3 +147,14 @@ def test_gloo_ranks_schedules_and_parity(tmp_path: Path) -> None:
     assert data["runtime_estimates"]["collectives_parity"] == []
     assert "Collectives parity: every graph's code calls what its schedule lists" in summary
     assert f"rank 1: {len(schedules[1])} ops" in summary and f"rank 2: {len(schedules[2])} ops" in summary
+
+
+def test_share_markdown_carries_the_runtime_lines(tmp_path: Path) -> None:
+    report = tmp_path / "rt.inspectc"
+    run_cli("import", str(LOGS / "ranks_runtime"), "-o", str(report), check=True)
+    run_cli("share", str(report), "-o", str(tmp_path / "share"), check=True)
+    (markdown,) = (tmp_path / "share").glob("*.md")
+    text = markdown.read_text()
+    raw = raw_estimates_ms(LOGS / "ranks_runtime")
+    assert "Runtime estimates, collective schedules and parity, per rank" in text
+    assert f"r4 {raw[(4, '0/1')]:.3f} ms (11 ops)" in text and "r4 not recorded" in text

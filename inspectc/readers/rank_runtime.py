@@ -45,11 +45,11 @@ class GraphRuntime:
 
     @property
     def fastest(self) -> int | None:
-        return min(self.ms, key=lambda r: (self.ms[r], r if r is not None else -1))
+        return min(self.ms, key=lambda r: (round(self.ms[r], 6), _rank_order(r)))
 
     @property
     def slowest(self) -> int | None:
-        return max(self.ms, key=lambda r: (self.ms[r], -(r if r is not None else -1)))
+        return max(self.ms, key=lambda r: (round(self.ms[r], 6), -_rank_order(r)))
 
     @property
     def delta_ms(self) -> float:
