@@ -9,12 +9,13 @@ compared with ``tests/rawcount.py``, which reads the raw records apart from insp
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import rawcount
-from conftest import ROOT, Captures
+from conftest import ROOT, Captures, run_cli
 
 from inspectc.report.open import open_report
 from inspectc.report.reader import Report
@@ -47,6 +48,9 @@ def test_committed_compiled_autograd_log_counts_per_compile_id(tmp_path: Path) -
     with open_report(out) as report:
         _check_counts(LOG, report)
         assert report.frame("!0/1/0") is not None
+    data = json.loads(run_cli("export", str(out), "--json", check=True).stdout)
+    phases = {(f["compile_id"], k["phase"]) for f in data["frames"] for k in f["kernels"]}
+    assert phases == {("0/0", "forward"), ("!0/1/0", "backward")}  # compiled autograd's graph is the backward
 
 
 @pytest.mark.capture
