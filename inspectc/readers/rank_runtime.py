@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspectc.report.model import Frame
+from inspectc.report.model import CompileId, Frame
 from inspectc.report.runrecords import GraphCollectives, RunRecords
 
 KINDS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all")
@@ -259,7 +259,14 @@ def _rank_order(rank: int | None) -> int:
     return -1 if rank is None else rank
 
 
-def _id_order(cid: str) -> tuple[int, ...]:
+def _id_order(cid: str) -> tuple[int, int, int, int, int]:
     """``0/10`` after ``0/9``; compiled-autograd ids (``!0/1/0``) after Dynamo's."""
-    digits = [int(p) for p in cid.lstrip("!").replace("_", "/").split("/") if p.isdigit()]
-    return (1 if cid.startswith("!") else 0, *digits)
+    c = CompileId.parse(cid)
+    autograd = -1 if c.autograd is None else c.autograd
+    return (
+        autograd,
+        -1 if c.frame is None else c.frame,
+        -1 if c.compile is None else c.compile,
+        c.occurrence,
+        c.attempt,
+    )
