@@ -134,6 +134,23 @@ def test_collectives_parity_of_tlparse_schedule_folder(tmp_path: Path) -> None:
     assert "  r1 0/0: offset 1 (" in summary and "reduce_scatter 0 vs 1" in summary
     groups = {tuple(g["ranks"]) for g in data["runtime_estimates"]["schedule_groups"]}
     assert groups == {(0, 2), (1,)} and schedules[0] == schedules[2] != schedules[1]
+    # July 2025's balanced async_compile.wait spans (lost before, issue 27 item 5), one per rank
+    out = tmp_path / "sched.json"
+    run_cli("export", str(tmp_path / f"{folder.name}.inspectc"), "--perfetto", str(out), check=True)
+    trace = json.loads(out.read_text())
+    assert trace["otherData"]["unmatched_compile_ends"] == 0
+    waits = Counter(
+        e["pid"] for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "async_compile.wait"
+    )
+    begins = Counter(
+        _rank(log)
+        for log in sorted(folder.glob("*.log"))
+        for meta, payload in rawcount.iter_payloads(log)
+        if rawcount.event_name(meta) == "chromium_event"
+        and '"async_compile.wait"' in (payload or "")
+        and '"ph": "B"' in (payload or "")
+    )
+    assert waits == begins and sum(begins.values()) >= 3
 
 
 def test_gloo_ranks_schedules_and_parity(tmp_path: Path) -> None:
