@@ -31,6 +31,7 @@ from inspectc.report.runrecords import GraphCollectives, RunRecords
 
 KINDS = ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all")
 MAX_ROWS = 12  # graphs shown in the summary (the JSON export has them all)
+MAX_RANKS = 16  # ranks listed per graph in the summary
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -165,7 +166,8 @@ def render_runtime_sections(records: RunRecords, frames: Sequence[Frame]) -> lis
             lines.append(head)
             per_rank = [f"{_rank(r)} {ms:.3f} ms ({g.ops[r]} ops)" for r, ms in g.ms.items()]
             per_rank += [f"{_rank(r)} not recorded" for r in g.missing]
-            lines.append("            " + "; ".join(per_rank))
+            more = f"; … {len(per_rank) - MAX_RANKS} more ranks (JSON)" if len(per_rank) > MAX_RANKS else ""
+            lines.append("            " + "; ".join(per_rank[:MAX_RANKS]) + more)
         if len(runtimes) > MAX_ROWS:
             lines.append(
                 f"  … {len(runtimes) - MAX_ROWS} more graphs (inspectc export --json: runtime_estimates)"
