@@ -77,7 +77,7 @@ FORMAT = "inspectc-report"
 #      Also 3 (additive, defaults read as "not recorded"): a frame carries ``callable_name`` (the
 #      user-visible callable, ``GPT2LMHeadModel.forward``, when ``function`` is a wrapper or a
 #      method) and ``call_site`` (the user's line that called into it), from trace/names.py.
-#   4: (additive, default read as "not recorded") a RunRecords ``GraphCollectives`` carries
+#      Also 3 (additive, default read as "not recorded"): a RunRecords ``GraphCollectives`` carries
 #      ``code_calls``: the ``_c10d_functional`` ops its output code calls, in order (tlparse's
 #      collectives parity compares them with the schedule).
 SCHEMA_VERSION = 3
