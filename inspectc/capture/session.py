@@ -262,10 +262,11 @@ class Capture:
             self._record_error("starting kernel timings", exc)
 
     def _start_details(self) -> None:
-        """Triton kernels' stages, metadata and launches (only where Triton is installed)."""
+        """Triton kernels' stages, metadata and launches (only where Triton is installed;
+        ``INSPECTC_KERNEL_DETAIL=0`` leaves them out, e.g. to time what recording them costs)."""
         import importlib.util
 
-        if importlib.util.find_spec("triton") is None:
+        if os.environ.get("INSPECTC_KERNEL_DETAIL", "1") == "0" or importlib.util.find_spec("triton") is None:
             return
         from inspectc.capture.triton_detail import KernelDetails
 
