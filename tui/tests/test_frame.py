@@ -162,3 +162,19 @@ async def test_kernels_show_isolated_figures_and_roofline_of_a_benched_report() 
         await settle(pilot)
         info = text_of(app, "#kernel-info")
         assert "isolated (kernel_harness): median" in info and "roofline: " in info and "GB/s" in info
+
+
+@sync
+async def test_kernels_of_an_unbenched_training_report_show_their_pass_not_empty_bench_columns(
+    mlp_report: Path,
+) -> None:
+    app = RecordingApp(mlp_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0", tab="kernels", kernel_id=None)
+        table = screen.query_one(KernelTable)
+        rows = [(table.object_for(key), [c.plain for c in table.cells_for(key)]) for key in table.row_keys()]
+        passes = {cells[3] for _, cells in rows}  # total, share, kernel, pass: no isolated or % limit
+        assert passes == {"fwd", "bwd"}, passes
+        assert all(cells[2] == kernel.name for kernel, cells in rows)
+        assert all("not measured" not in cell for _, cells in rows for cell in cells)
