@@ -178,3 +178,18 @@ async def test_kernels_of_an_unbenched_training_report_show_their_pass_not_empty
         assert passes == {"fwd", "bwd"}, passes
         assert all(cells[2] == kernel.name for kernel, cells in rows)
         assert all("not measured" not in cell for _, cells in rows for cell in cells)
+
+
+@sync
+async def test_an_untimed_kernel_says_why(graph_breaks_report: Path) -> None:
+    from inspectc.report.open import open_report
+
+    with open_report(graph_breaks_report) as report:
+        untimed = next(k for k in report.kernels if k.compile_id == "2/1" and k.time is None)
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await open_frame(pilot, "2/1", tab="kernels", kernel_id=untimed.id)
+        await settle(pilot)
+        info = text_of(app, "#kernel-info")
+        assert "not timed: its frame's graph did not run during calls 2-11" in info, info

@@ -204,7 +204,7 @@ class KernelsPane(FramePane):
         out.append(f"  {kernel.language} · {kernel.kind} · {kernel.graph_kind}\n", style="dim")
         t = kernel.time
         if t is None:
-            out.append("not timed", style="dim")
+            out.append(f"not timed: {self._untimed_reason(kernel)}", style="dim")
         else:
             if t.median_us is not None:
                 out.append(f"median {micros(t.median_us)}", style="bold")
@@ -222,6 +222,26 @@ class KernelsPane(FramePane):
         if not kernel.fused_nodes and not kernel.origins:
             out.append("\nno provenance recorded (fused nodes, origins)", style="dim")
         return out
+
+    def _untimed_reason(self, kernel: Kernel) -> str:
+        """Why a kernel has no run time, from what the run recorded."""
+        options = self.data.run.options
+        if options.timings is False:
+            return "the run was captured with --no-timings"
+        if options.timings is None:
+            return "this report records no kernel times (an import of TORCH_TRACE logs, or an older capture)"
+        window = options.profile_window
+        calls = (
+            f"calls {window[0] + 1}-{window[0] + window[1]}"
+            if window and len(window) == 2
+            else "the profiled calls"
+        )
+        same_frame = [
+            k for k in self.data.kernels if k.compile_id == kernel.compile_id and k.rank == kernel.rank
+        ]
+        if any(k.time for k in same_frame):
+            return f"it did not launch during {calls} of its frame (the other kernels did)"
+        return f"its frame's graph did not run during {calls} (--profile-window SKIP:COUNT)"
 
     def _isolated(self, kernel: Kernel) -> Text:
         """The isolated figures of `inspectc bench` and the roofline, one line each."""
