@@ -118,7 +118,8 @@ class TopKernelsTable(VirtualTable):
             Column("median", right(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
             Column("calls", right("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
-            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True),  # cut at its end
+            # cut at its end; narrow enough to fit an 80-column overview with its ellipsis shown
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=8),
         )
         for kernel in kernels:
             t = kernel.time
