@@ -27,7 +27,10 @@ WRAPPERS: tuple[tuple[str, str], ...] = (
 )
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3")
 _SELF_TYPE = re.compile(r"type=<class '(?:[\w.]*\.)?(?P<cls>\w+)'>")
-_MODULE_CALL = ("_call_impl", "torch/nn/modules/module.py")
+# A module call runs forward through these (``model.compile()`` compiles ``_call_impl`` in
+# place, so its frames are entered from ``_wrapped_call_impl`` alone).
+_MODULE_CALLS = ("_call_impl", "_wrapped_call_impl")
+_MODULE_FILE = "torch/nn/modules/module.py"
 
 
 def is_wrapper(function: str | None, filename: str | None) -> bool:
@@ -53,7 +56,7 @@ def callable_name(
     method = function
     if is_wrapper(function, filename):
         module_call = any(
-            s.function == _MODULE_CALL[0] and (s.filename or "").replace("\\", "/").endswith(_MODULE_CALL[1])
+            s.function in _MODULE_CALLS and (s.filename or "").replace("\\", "/").endswith(_MODULE_FILE)
             for s in stack[-4:]
         )
         method = "forward" if module_call and cls else None

@@ -14,7 +14,7 @@ from inspectc.readers.resume import Branch
 from inspectc.readers.timefmt import NOISY, column_unit, typical
 from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData, frame_key, kernel_key
-from inspectc_tui.text import frame_label, function_name, literal, location, seconds, status_text
+from inspectc_tui.text import frame_label, frame_where, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
 
 OVERVIEW_KERNELS = 50
@@ -73,7 +73,7 @@ class FramesTable(VirtualTable):
             _count(len(frame.recompiles), "magenta"),
             _count(frame.kernel_count, ""),
             right(seconds(frame.metrics.entire_frame_s)),
-            literal(location(frame.filename, frame.line, base), "cyan"),
+            literal(frame_where(frame, base), "cyan"),
         ]
 
 
