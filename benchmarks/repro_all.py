@@ -19,6 +19,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import time
 import traceback
 from pathlib import Path
 
-from inspectc.readers.repro import render_script, spec_for
+from inspectc.readers.repro import DEFAULT_METHOD, render_script, spec_for
 from inspectc.report.kernel_detail import occupancy
 from inspectc.report.reader import Report
 
@@ -42,12 +43,22 @@ def main() -> int:
     parser.add_argument("--ncu", type=int, default=0)
     parser.add_argument("--language", default="triton")
     parser.add_argument("--scripts", help="folder for the scripts (default: OUT/scripts)")
+    parser.add_argument("--methods", default="all", help="comma-separated timing methods (default all)")
+    parser.add_argument("--only", help="only the kernels whose name matches this regular expression")
+    parser.add_argument("--table", action="store_true", help="only write the table again from OUT/repro.json")
     opts = parser.parse_args()
     out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if opts.table:
+        (out / "repro_table.md").write_text(table(json.loads((out / "repro.json").read_text())))
+        return 0
+    methods = "all" if opts.methods == "all" else tuple(opts.methods.split(","))
     scripts = Path(opts.scripts) if opts.scripts else out / "scripts"
     scripts.mkdir(parents=True, exist_ok=True)
     report = Report(opts.report)
     kernels = [k for k in report.kernels if k.language == opts.language and k.time is not None]
+    if opts.only:
+        kernels = [k for k in kernels if re.search(opts.only, k.name)]
     seen: set[str] = set()
     rows = []
     for k in sorted(kernels, key=lambda k: -(k.time.total_us if k.time else 0)):
@@ -82,7 +93,7 @@ def main() -> int:
             assert mod_spec is not None and mod_spec.loader is not None
             module = importlib.util.module_from_spec(mod_spec)
             mod_spec.loader.exec_module(module)
-            row.update(module.measure(100))
+            row.update(module.measure(100, methods=methods))
         except Exception as exc:  # noqa: BLE001 - one kernel's failure is a row, not the end
             row["error"] = f"{type(exc).__name__}: {exc}"[:300]
             row["trace"] = traceback.format_exc()[-800:]
@@ -101,44 +112,54 @@ def main() -> int:
     return 0
 
 
+COLUMNS = (  # method, key in the script's figures
+    ("queued", "queued_us"),
+    ("fed", "fed_us"),
+    ("warm", "profiler_us"),
+    ("cold", "profiler_cold_us"),
+    ("mixed", "mixed_us"),
+    ("mixed_cold", "mixed_cold_us"),
+    ("tlb_warm", "tlb_warm_us"),
+    ("tlb", "tlb_us"),
+    ("do_bench", "do_bench_us"),
+)
+
+
 def table(rows: list[dict]) -> str:
+    heads = " | ".join(f"{m} µs" for m, _ in COLUMNS)
     lines = [
-        "| kernel | in-run median µs | repro warm µs | repro cold µs | do_bench µs | matches | regs | spills | smem B | warps | occupancy | launch from |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| kernel | frame | in-run median µs | {heads} | default within 15% | regs | warps | occupancy | grid / block |",
+        "|" + "---|" * (9 + len(COLUMNS) - 1),
     ]
-    ok = n = 0
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['name']} | error: {r['error'][:120]} |||||||||||")
+            lines.append(f"| {r['name']} | error: {r['error'][:120]} |")
             continue
-        within = matches(r)
-        n += 1
-        ok += within
+        cells = " | ".join(_f(r.get(key)) for _, key in COLUMNS)
+        gb = r.get("grid_block") or {}
         lines.append(
-            f"| {r['name']} | {_f(r.get('in_run_median_us'))} | {_f(r.get('profiler_us'))} | {_f(r.get('profiler_cold_us'))}"
-            f" | {_f(r.get('do_bench_us'))} | {'yes' if within else 'no'} | {r.get('regs')} | {r.get('spills')} | {r.get('shared')}"
-            f" | {r.get('warps')} | {r.get('occupancy')} | {r.get('launch_source')} |"
+            f"| {r['name']} | {r.get('frame')} | {_f(r.get('in_run_median_us'))} | {cells}"
+            f" | {'yes' if within(r, dict(COLUMNS)[DEFAULT_METHOD]) else 'no'} | {r.get('regs')} | {r.get('warps')}"
+            f" | {r.get('occupancy')} | {gb.get('grid')} / {gb.get('block')} |"
         )
-    lines.append(
-        f"\n{ok} of {n} kernels ran and match their in-run median (within 15% of the span from the warm"
-        f" to the cold repro time); {sum('error' in r for r in rows)} errors"
-    )
+    lines.append("")
+    ran = [r for r in rows if "error" not in r]
+    lines.append(f"{len(ran)} of {len(rows)} kernels ran; the scripts' default method: {DEFAULT_METHOD}.")
+    for m, key in COLUMNS:
+        n = sum(within(r, key) for r in ran)
+        ratios = [r[key] / r["in_run_median_us"] for r in ran if r.get(key) and r.get("in_run_median_us")]
+        med = sorted(ratios)[len(ratios) // 2] if ratios else None
+        lines.append(f"- {m}: {n} of {len(ran)} within 15% of the in-run median; median ratio {_f(med)}")
     return "\n".join(lines) + "\n"
 
 
-def matches(r: dict) -> bool:
-    """The in-run median lies within 15% of [warm, cold]: L2 warm (back-to-back launches) and
-    L2 cold (256 MiB overwritten before each launch) bound what the kernel meets in the run."""
-    run, warm = r.get("in_run_median_us"), r.get("profiler_us")
-    cold = r.get("profiler_cold_us") or warm
-    if not run or not warm or not cold:
-        return False
-    low, high = min(warm, cold), max(warm, cold)
-    return low * 0.85 <= run <= high * 1.15
+def within(r: dict, key: str, tolerance: float = 0.15) -> bool:
+    run, got = r.get("in_run_median_us"), r.get(key)
+    return bool(run and got and abs(got / run - 1.0) <= tolerance)
 
 
 def _f(v: object) -> str:
-    return f"{v:.2f}" if isinstance(v, float) else str(v)
+    return f"{v:.2f}" if isinstance(v, float) else ("-" if v is None else str(v))
 
 
 def fixture(report: Report, out: Path) -> None:

@@ -259,6 +259,27 @@ def summary(path: str | Path) -> dict[str, Any]:
     }
 
 
+def compile_key(meta: dict[str, Any]) -> str | None:
+    """A record's compile as text: ``F/C`` for Dynamo frame F's compile C, ``!A/F/C`` under
+    compiled autograd A, ``!A`` for compiled autograd's own graph; restarts (``attempt``)
+    belong to their compile. None for a record outside any compile."""
+    fid, fcid, autograd = meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("compiled_autograd_id")
+    head = f"!{autograd}" if isinstance(autograd, int) else None
+    if fid is None or fcid is None:
+        return head
+    return f"{head}/{fid}/{fcid}" if head else f"{fid}/{fcid}"
+
+
+def kernels_by_compile(path: str | Path) -> dict[str, int]:
+    """Per compile (:func:`compile_key`): distinct kernel names defined in its
+    ``inductor_output_code`` payloads, per payload, summed (forward and backward code)."""
+    out: collections.Counter[str] = collections.Counter()
+    for meta, payload in iter_payloads(path):
+        if event_name(meta) == "inductor_output_code":
+            out[compile_key(meta) or "?"] += len(kernel_names(payload or ""))
+    return dict(out)
+
+
 if __name__ == "__main__":  # python tests/rawcount.py LOG...
     import sys
 

@@ -123,7 +123,8 @@ def test_every_record_is_accounted_for(source: Path, tmp_path: Path) -> None:
     # a compiled-autograd compile without Dynamo frame ids ("!0") is an entry of its own
     autograd = {(log, m["compiled_autograd_id"]) for log, m in _records(source) if _autograd_only(m)}
     assert len([f for f in frames if f.id.frame is None]) == len(autograd)
-    assert sum(len(f.graph_breaks) for f in frames) == raw["graph_breaks"]
+    # torch before the break artifact (2024) wrote breaks only as restart reasons
+    assert sum(len(f.graph_breaks) for f in frames) == (raw["graph_breaks"] or raw["restart_breaks"])
     assert sum(len(f.recompiles) for f in frames) == raw["recompiles"]
     assert sum(1 for k in kernels if k.language != "extern") == raw["kernels"]
     assert sum(n for kind, n in graph_rows.items() if kind.startswith("output_code")) == raw["output_code"]

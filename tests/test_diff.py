@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rawcount
 from conftest import Captures, run_cli
 
 from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, op_signature
@@ -228,3 +229,46 @@ def test_a_change_within_noise_is_never_a_slowdown(captures: Captures) -> None:
     assert all(c.noise and "n=3" in c.noise for c in few)
     assert all(c.noise is None for c in slower)
     assert len(slowdowns(slower, 5)) == 1 + len(timed)  # the total and every kernel
+
+
+def test_multi_rank_diff_says_which_rank(tmp_path: Path) -> None:
+    """Two 4-rank runs where rank 2's log is rank 0's in B: every count and change is labelled
+    with its rank, and each rank's counts equal the raw logs' (tests/rawcount.py)."""
+    logs = Path(__file__).parent / "data" / "logs" / "ranks4"
+    folder = tmp_path / "b"
+    folder.mkdir()
+    for n in range(4):
+        shutil.copyfile(logs / f"rank_{0 if n == 2 else n}.log", folder / f"rank_{n}.log")
+    a, b = tmp_path / "a.inspectc", tmp_path / "b.inspectc"
+    run_cli("import", str(logs), "-o", str(a), check=True)
+    run_cli("import", str(folder), "-o", str(b), check=True)
+    data = diff_json(a, b)
+
+    def raw(log: Path) -> dict[str, int]:
+        s = rawcount.summary(log)
+        return {
+            "frames": s["dynamo_starts"],
+            "graph_breaks": s["graph_breaks"],
+            "recompiles": s["recompiles"],
+        }
+
+    for side, where in (("a", logs), ("b", folder)):
+        per_rank = {row["rank"]: row for row in data[side]["per_rank"]}
+        assert sorted(per_rank) == [0, 1, 2, 3]
+        for n in range(4):
+            counts = per_rank[n]
+            assert {k: counts[k] for k in ("frames", "graph_breaks", "recompiles")} == raw(
+                where / f"rank_{n}.log"
+            )
+    assert data["changes"] and {c["rank"] for c in data["changes"]} == {2}
+    assert all(c["what"].startswith("r2 ") for c in data["changes"])
+    code, out, _ = diff(str(a), str(b))
+    assert code == 1
+    r2 = raw(logs / "rank_2.log")
+    b2 = raw(logs / "rank_0.log")
+    assert "(ranks together)" in out.splitlines()[1]
+    assert (
+        f"    r2: frames {r2['frames']} -> {b2['frames']}, graph breaks {r2['graph_breaks']} -> {b2['graph_breaks']}"
+        in out
+    )
+    assert "    r0: frames" in out and "    r1: frames" in out

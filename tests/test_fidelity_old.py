@@ -7,6 +7,7 @@ writes them; its docstrings say which torch wrote each shape). Every figure is c
 
 from __future__ import annotations
 
+import collections
 import re
 from pathlib import Path
 
@@ -95,3 +96,67 @@ def test_compile_id_without_dynamo_start_is_named(tmp_path: Path) -> None:
         orphan = report.frame("0/2")
         assert orphan is not None and orphan.function == "step" and orphan.line == 7
         assert sum(len(f.recompiles) for f in report.frames) == raw["recompiles"]
+
+
+# -- tlparse's own inputs of those torch versions (tests/data/logs/older, unmodified) ----------
+OLDER = ROOT / "tests" / "data" / "logs" / "older"
+
+
+def test_real_april_2024_log_breaks_and_compile_time(tmp_path: Path) -> None:
+    """tlparse's comp_metrics.log: breaks only as restart reasons, placed by the resume functions."""
+    log = OLDER / "april2024_restarts.log"
+    raw = rawcount.summary(log)
+    with imported(log, tmp_path) as report:
+        assert len(report.frames) == raw["dynamo_starts"] == 3
+        got = [gb for f in report.frames for gb in f.graph_breaks]
+        assert len(got) == raw["restart_breaks"] == 2
+        assert sorted(f"{gb.filename}:{gb.line}" for gb in got) == raw["resume_sites"]
+        seconds = sum(f.metrics.entire_frame_s or 0.0 for f in report.frames)
+        assert (
+            raw["compile_time_s"] > 0 and abs(seconds - raw["compile_time_s"]) <= 0.05 * raw["compile_time_s"]
+        )
+        assert "eval_frame.py" not in render_summary(report)
+
+
+def test_real_aoti_cuda_log_counts_its_triton_kernels(tmp_path: Path) -> None:
+    """tlparse's inductor_provenance_aot_cuda_log.txt: 3 Triton kernels in the wrapper's comments."""
+    log = OLDER / "aot_cuda.log"
+    raw = rawcount.summary(log)
+    with imported(log, tmp_path) as report:
+        (aot,) = report.run_records.aot_compiles
+        triton = {k.kernel.name for k in aot.kernels if k.kernel.language == "triton"}
+        assert len(triton) == raw["aot_triton_kernels"] == 3
+        found = re.search(r" (\d+) kernels,", headline(report))
+        assert found and int(found.group(1)) == len(aot.kernels) > 0  # never "0 kernels"
+        assert report.account.kept_raw == {}  # its after_post_grad_graph is the AOT compile's
+
+
+def test_real_export_guard_added_log_has_one_issue(tmp_path: Path) -> None:
+    log = OLDER / "export_guard_added.log"
+    raw = rawcount.summary(log)
+    with imported(log, tmp_path) as report:
+        records = report.run_records
+        issues = list(records.export_issues) + [i for p in records.exported_programs for i in p.issues]
+        assert len(issues) == raw["export_issues"] == 1
+
+
+def test_tlparse_schedule_folder_and_one_of_its_files_import(tmp_path: Path) -> None:
+    """tlparse's multi_rank_schedule: rank_1 and rank_2 are renamed copies whose records say
+    rank 0: imported under their names with one warning each, counts per rank as the raw logs."""
+    folder = ROOT / "tests" / "data" / "logs" / "ranks_schedule"
+    logs = sorted(folder.glob("*.log"))
+    out = tmp_path / "all.inspectc"
+    import_logs(folder, out)
+    with open_report(out) as report:
+        for rank, log in enumerate(logs):
+            raw = rawcount.summary(log)
+            frames = [f for f in report.frames if f.rank == rank]
+            assert len(frames) == raw["dynamo_starts"]
+            kernels = [k for k in report.kernels if k.rank == rank and k.language != "extern"]
+            assert len(kernels) == raw["kernels"]
+            by_id = collections.Counter(k.compile_id for k in kernels)
+            assert dict(by_id) == rawcount.kernels_by_compile(log)
+            seconds = sum(f.metrics.entire_frame_s or 0.0 for f in frames)
+            assert abs(seconds - raw["compile_time_s"]) <= 0.05 * raw["compile_time_s"]
+    with imported(logs[2], tmp_path / "alone") as alone:  # name and records disagree: read anyway
+        assert len(alone.frames) == rawcount.summary(logs[2])["dynamo_starts"]

@@ -242,3 +242,59 @@ def test_ir_and_export_show_stages_mapping_metadata_and_launches(tmp_path: Path)
         k for f in data["frames"] for k in f["kernels"] if k["language"] == "triton" and k["name"] != name
     )
     assert other["compiled"] is None  # not recorded: said so, not invented
+
+
+def test_ir_shows_the_dram_share_and_repro_names_its_default_method(tmp_path: Path) -> None:
+    report, name, _load = _block_report_with_stages(tmp_path)
+    out = run_cli("ir", str(report), name, check=True).stdout
+    # its recorded launch has no tensor: no bytes, said so (test_ncu_h200.py has the figure itself)
+    assert "DRAM share: not recorded (no launch with named input tensors)" in out
+    script = tmp_path / "k.py"
+    run_cli("repro", str(report), name, "-o", str(script), check=True)
+    text = script.read_text()
+    assert 'DEFAULT_METHOD = "mixed"' in text and "do_bench" in text
+    compile(text, str(script), "exec")  # the script parses (running it needs a GPU)
+
+
+class _Cfg:
+    def __init__(self, block: int, warps: int) -> None:
+        self.kwargs, self.num_warps, self.num_stages = {"XBLOCK": block}, warps, 1
+
+
+class _Launcher:
+    def __init__(self, block: int, warps: int) -> None:
+        self.config = _Cfg(block, warps)
+        self.n_regs, self.n_spills, self.shared, self.cache_hash = 40, 0, 0, None
+
+
+class _Tuner:
+    """Stands in for Inductor's CachingAutotuner: the attributes capture reads, nothing else."""
+
+    def __init__(self) -> None:
+        self.launchers = [_Launcher(1024, 4)]
+        self.inductor_meta = {"kernel_name": "triton_poi_fused_k_0"}
+        self.triton_meta: dict = {}
+        self.configs = None
+        self.filename = None
+        self.fn = None
+
+
+def test_capture_keeps_the_config_that_runs_and_can_leave_sass_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspectc.capture.triton_detail import KernelDetails
+
+    errors: list[str] = []
+    details = KernelDetails(errors.append)
+    tuner = _Tuner()
+    details._seen(tuner, (1, 2))
+    tuner.launchers = [_Launcher(512, 8)]  # a later launch runs another config
+    details._seen(tuner, (1, 2))
+    details._seen(tuner, (1, 2))
+    entry = next(iter(details._entries.values()))
+    entry.cubin = b"\x7fELF"
+    monkeypatch.setenv("INSPECTC_SASS", "0")
+    ((_, payload),) = details.events()
+    data = json.loads(payload)
+    assert data["config"] == {"kwargs": {"XBLOCK": 512}, "num_warps": 8, "num_stages": 1}
+    assert data["config_at_first_launch"]["config"]["kwargs"] == {"XBLOCK": 1024}
+    assert data["launchers_at_check"] == [data["config"]] and data["launches"][0]["count"] == 3
+    assert data["missing"]["sass"] == "not disassembled (INSPECTC_SASS=0)" and not errors

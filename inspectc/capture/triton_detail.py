@@ -41,6 +41,7 @@ from inspectc.report.kernel_detail import (
 STAGE_SUFFIXES = ("ttir", "ttgir", "llir", "ptx")
 SASS_BUDGET_S = 30.0  # disassembly at stop, all kernels together
 CHECK_CALLS = 4096  # launches per kernel whose signature is compared; then every 64th
+CONFIG_CHECKS = 3  # launches per kernel at which the running launcher's config is compared
 
 
 class _Entry:
@@ -97,6 +98,8 @@ class KernelDetails:
             self._entries[id(tuner)] = entry
             self._keep.append(tuner)
         entry.calls += 1
+        if 1 < entry.calls <= CONFIG_CHECKS:
+            self._recheck(tuner, entry)
         if entry.calls > CHECK_CALLS and entry.calls % 64:
             return
         sig = tuple(
@@ -117,8 +120,31 @@ class KernelDetails:
             "count": 1,
         }
 
+    def _recheck(self, tuner: Any, entry: _Entry) -> None:
+        """The launcher that runs now, if it is not the one read at the first launch (seen on
+        torch 2.11: the first launch's ``launchers[0]`` was not the config the later launches
+        ran with): its config, metadata and stages replace the first ones, which stay noted."""
+        launchers = getattr(tuner, "launchers", None) or []
+        if entry.calls == CONFIG_CHECKS:
+            entry.detail["launchers_at_check"] = [_config(getattr(x, "config", None)) for x in launchers]
+        if len(launchers) != 1 or _config(getattr(launchers[0], "config", None)) == entry.detail.get(
+            "config"
+        ):
+            return
+        launcher = launchers[0]
+        first = {k: entry.detail.get(k) for k in ("config", "n_regs", "cache_hash")}
+        fresh = self._read(tuner, launcher)
+        fresh.detail["config_at_first_launch"] = first
+        fresh.signatures, fresh.calls, fresh.dropped = entry.signatures, entry.calls, entry.dropped
+        entry.detail, entry.cubin = fresh.detail, fresh.cubin
+
     def _first(self, tuner: Any) -> _Entry:
-        launcher = tuner.launchers[0] if getattr(tuner, "launchers", None) else None
+        launchers = getattr(tuner, "launchers", None) or []
+        entry = self._read(tuner, launchers[0] if launchers else None)
+        entry.detail["launchers_at_first_launch"] = [_config(getattr(x, "config", None)) for x in launchers]
+        return entry
+
+    def _read(self, tuner: Any, launcher: Any) -> _Entry:
         cfg = getattr(launcher, "config", None)
         meta = getattr(tuner, "triton_meta", {}) or {}
         inductor_meta = getattr(tuner, "inductor_meta", {}) or {}
@@ -158,7 +184,8 @@ class KernelDetails:
     # -- at stop -----------------------------------------------------------------------------
     def events(self) -> list[tuple[dict[str, Any], str]]:
         """One (metadata, payload) per kernel, SASS added where a disassembler is on PATH."""
-        tools = [t for t in (shutil.which("nvdisasm"), shutil.which("cuobjdump")) if t]
+        off = os.environ.get("INSPECTC_SASS", "1") == "0"  # SASS costs ~0.07 s a kernel at stop
+        tools = [] if off else [t for t in (shutil.which("nvdisasm"), shutil.which("cuobjdump")) if t]
         deadline = time.monotonic() + SASS_BUDGET_S
         sass: dict[int, tuple[str | None, str]] = {}
         cubins = [(key, e.cubin) for key, e in self._entries.items() if e.cubin is not None]
@@ -181,6 +208,8 @@ class KernelDetails:
             missing = dict(detail.get("missing") or {})
             if entry.cubin is None:
                 missing.setdefault("sass", "no cubin in Triton's cache")
+            elif off:
+                missing["sass"] = "not disassembled (INSPECTC_SASS=0)"
             elif not tools:
                 missing["sass"] = "neither nvdisasm nor cuobjdump on PATH"
             else:
@@ -398,10 +427,11 @@ def cpu_build_event(record_error: Callable[[str], None]) -> tuple[dict[str, Any]
 
 def start_details(record_error: Callable[[str], None]) -> KernelDetails | None:
     """Triton kernels' stages, metadata and launches, collected from now on (only where Triton
-    is installed); None when there is nothing to collect."""
+    is installed; ``INSPECTC_KERNEL_DETAIL=0`` leaves them out, e.g. to time what recording them
+    costs); None when there is nothing to collect."""
     import importlib.util
 
-    if importlib.util.find_spec("triton") is None:
+    if os.environ.get("INSPECTC_KERNEL_DETAIL", "1") == "0" or importlib.util.find_spec("triton") is None:
         return None
     details = KernelDetails(record_error)
     return details if details.start() else None

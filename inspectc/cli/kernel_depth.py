@@ -68,6 +68,9 @@ def cmd_ir(args: argparse.Namespace) -> int:
             out.append(
                 f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
             )
+        from inspectc.readers.roofline import dram_share, dram_text
+
+        out.append(dram_text(dram_share(kernel, detail, report.bench)))
         stage = args.stage
         if stage is not None:
             text = detail.stages.get(stage)

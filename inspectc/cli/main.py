@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--perfetto",
         metavar="OUT.json",
-        help="write compile phases and kernel times as a Chrome trace (ui.perfetto.dev, chrome://tracing)",
+        help="write compile phases, kernel times and runtime estimates as a Chrome trace (ui.perfetto.dev, chrome://tracing)",
     )
     p.set_defaults(func=cmd_export)
     from inspectc.cli import (

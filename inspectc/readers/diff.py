@@ -31,8 +31,9 @@ from typing import Any
 
 from inspectc.readers.analysis import one_line
 from inspectc.readers.analysis import printable as _clean
-from inspectc.readers.difftimes import (  # noqa: F401 - TimeChange re-exported
-    TimeChange,
+from inspectc.readers.difftimes import (
+    TimeChange,  # noqa: F401 - TimeChange re-exported
+    per_rank_ratios,
     slowdowns,
     time_change,
     time_lines,
@@ -66,6 +67,7 @@ class Change:
     what: str  # one line naming the thing
     before: Any = None
     after: Any = None
+    rank: int | None = None  # the rank the change is on (None: one process)
 
     def to_plain(self) -> dict[str, Any]:
         return {
@@ -74,6 +76,7 @@ class Change:
             "what": self.what,
             "before": self.before,
             "after": self.after,
+            "rank": self.rank,
         }
 
 
@@ -85,6 +88,8 @@ class RunSide:
     graph_breaks: int
     recompiles: int
     kernels: int
+    # rank -> its frames, graph breaks, recompiles and kernels (empty: one process)
+    per_rank: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -122,6 +127,7 @@ class ReportDiff:
                 "graph_breaks": s.graph_breaks,
                 "recompiles": s.recompiles,
                 "kernels": s.kernels,
+                "per_rank": [{"rank": r, **counts} for r, counts in s.per_rank.items()],
             }
 
         return {
@@ -137,10 +143,14 @@ class ReportDiff:
                     "ratio": t.ratio,
                     "share": t.share,
                     "within_noise": t.noise,
+                    "rank": t.rank,
                 }
                 for t in self.times
             ],
             "total_time_ratio": self.total_time_ratio,
+            "total_time_ratio_per_rank": [
+                {"rank": r, "ratio": ratio} for r, ratio in per_rank_ratios(self.times).items()
+            ],
             "slowdowns": self.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else [],
             "exit_code": self.exit_code(fail_on_slowdown),
         }
@@ -203,14 +213,18 @@ class _Side:
 
 def _side_summary(label: str, report: Report) -> RunSide:
     frames = report.frames
-    return RunSide(
-        label=label,
-        torch_version=report.run.torch_version,
-        frames=len(frames),
-        graph_breaks=sum(len(f.graph_breaks) for f in frames),
-        recompiles=sum(len(f.recompiles) for f in frames),
-        kernels=sum(f.kernel_count for f in frames),
-    )
+
+    def counts(group: list[Frame]) -> dict[str, int]:
+        return {
+            "frames": len(group),
+            "graph_breaks": sum(len(f.graph_breaks) for f in group),
+            "recompiles": sum(len(f.recompiles) for f in group),
+            "kernels": sum(f.kernel_count for f in group),
+        }
+
+    ranks = sorted({f.rank for f in frames if f.rank is not None})
+    per_rank = {r: counts([f for f in frames if f.rank == r]) for r in ranks} if len(ranks) > 1 else {}
+    return RunSide(label=label, torch_version=report.run.torch_version, **counts(frames), per_rank=per_rank)
 
 
 def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None) -> ReportDiff:
@@ -219,15 +233,17 @@ def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None)
     out = ReportDiff(_side_summary(names[0], a), _side_summary(names[1], b))
     sa, sb = _Side.of(a, b), _Side.of(b, a)
     multi = sa.multi_rank or sb.multi_rank
-    for key in sa.frames.keys() - sb.frames.keys():
-        out.changes.append(Change("frame", "removed", _frame_what(key, sa.frames[key], multi)))
-    for key in sb.frames.keys() - sa.frames.keys():
-        out.changes.append(Change("frame", "added", _frame_what(key, sb.frames[key], multi)))
+    for key in sorted(sa.frames.keys() - sb.frames.keys(), key=_key_order):
+        out.changes.append(Change("frame", "removed", _frame_what(key, sa.frames[key], multi), rank=key[0]))
+    for key in sorted(sb.frames.keys() - sa.frames.keys(), key=_key_order):
+        out.changes.append(Change("frame", "added", _frame_what(key, sb.frames[key], multi), rank=key[0]))
     matched = [(key, sa.frames[key], sb.frames[key]) for key in sa.frames.keys() & sb.frames.keys()]
     matched.sort(key=lambda m: (m[1].ordinal, m[0][1:]))
     for key, fa, fb in matched:
         if fa.status != fb.status:
-            out.changes.append(Change("status", "changed", _frame_what(key, fb, multi), fa.status, fb.status))
+            out.changes.append(
+                Change("status", "changed", _frame_what(key, fb, multi), fa.status, fb.status, rank=key[0])
+            )
     out.changes.extend(_break_changes(sa, sb, multi))
     out.changes.extend(_recompile_changes(sa, sb, multi))
     for key, fa, fb in matched:
@@ -239,6 +255,11 @@ def diff_reports(a: Report, b: Report, *, labels: tuple[str, str] | None = None)
     order = {"frame": 0, "status": 1, "graph_break": 2, "recompile": 3, "kernel": 4}
     out.changes.sort(key=lambda c: order.get(c.kind, 9))
     return out
+
+
+def _key_order(key: RunMatch) -> tuple[int, str, str, int]:
+    rank, path, function, nth = key
+    return (-1 if rank is None else rank, path, function, nth)
 
 
 def _rank_prefix(rank: Rank, multi: bool) -> str:
@@ -272,7 +293,7 @@ def _break_changes(sa: _Side, sb: _Side, multi: bool) -> list[Change]:
         if before == after:
             continue
         change = "fixed" if not after else "new" if not before else "count"
-        out.append(Change("graph_break", change, what, before, after))
+        out.append(Change("graph_break", change, what, before, after, rank=rank))
     return out
 
 
@@ -295,7 +316,7 @@ def _recompile_changes(sa: _Side, sb: _Side, multi: bool) -> list[Change]:
         rank, path, function, reason = key
         what = f"{_rank_prefix(rank, multi)}{function}() in {path}: {one_line(reason, 100)}"
         change = "removed" if not after else "added" if not before else "count"
-        out.append(Change("recompile", change, what, before, after))
+        out.append(Change("recompile", change, what, before, after, rank=rank))
     return out
 
 
@@ -310,15 +331,15 @@ def _kernel_changes(
     for sig in sorted(ka.keys() | kb.keys()):
         left, right = ka.get(sig, []), kb.get(sig, [])
         for k in left[len(right) :]:
-            changes.append(Change("kernel", "removed", f"{frame} {k.graph_kind}: {k.name}"))
+            changes.append(Change("kernel", "removed", f"{frame} {k.graph_kind}: {k.name}", rank=key[0]))
         for k in right[len(left) :]:
-            changes.append(Change("kernel", "added", f"{frame} {k.graph_kind}: {k.name}"))
+            changes.append(Change("kernel", "added", f"{frame} {k.graph_kind}: {k.name}", rank=key[0]))
         for x, y in zip(left, right, strict=False):
             what = f"{frame} {y.graph_kind}: {y.name}"
             if _changed(sa.report, x, sb.report, y):
-                changes.append(Change("kernel", "changed", what, x.name, y.name))
+                changes.append(Change("kernel", "changed", what, x.name, y.name, rank=key[0]))
             if x.time is not None and y.time is not None and x.time.calls and y.time.calls:
-                times.append(time_change(what, x.time, y.time))
+                times.append(replace(time_change(what, x.time, y.time), rank=key[0]))
     return changes, times
 
 
@@ -356,8 +377,10 @@ def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limi
     lines = [
         f"inspectc diff: {_clean(a.label)} (torch {_clean(a.torch_version or 'not recorded')}) -> "
         f"{_clean(b.label)} (torch {_clean(b.torch_version or 'not recorded')})",
-        _counts_line(a, b),
+        _counts_line(a, b) + ("  (ranks together)" if a.per_rank or b.per_rank else ""),
     ]
+    for rank in sorted(a.per_rank.keys() | b.per_rank.keys()):
+        lines.append(_rank_counts_line(rank, a.per_rank.get(rank), b.per_rank.get(rank)))
     for kind, title in _TITLES.items():
         items = [c for c in diff.changes if c.kind == kind]
         if not items:
@@ -370,6 +393,13 @@ def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limi
         if len(items) > limit:
             lines.append(f"  … {len(items) - limit} more (--json lists all)")
     lines.extend(time_lines(diff.times, fail_on_slowdown, limit))
+    if diff.a.per_rank or diff.b.per_rank:
+        ratios = per_rank_ratios(diff.times)
+        if ratios:
+            lines.append(
+                "  per rank: "
+                + ", ".join(f"r{r} ×{ratio:.2f}" for r, ratio in ratios.items() if ratio is not None)
+            )
     lines.append("")
     slow = diff.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else []
     if diff.structural:
@@ -393,6 +423,21 @@ def _counts_line(a: RunSide, b: RunSide) -> str:
             pair("kernels", a.kernels, b.kernels),
         )
     )
+
+
+def _rank_counts_line(rank: int, a: dict[str, int] | None, b: dict[str, int] | None) -> str:
+    """One rank's counts, A -> B (a rank only one side has says so)."""
+    if a is None or b is None:
+        counts = a or b or {}
+        side = "only in A" if b is None else "only in B"
+        return f"    r{rank} ({side}): " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())
+
+    def pair(name: str) -> str:
+        assert a is not None and b is not None
+        x, y = a[name], b[name]
+        return f"{name.replace('_', ' ')} {x}" if x == y else f"{name.replace('_', ' ')} {x} -> {y}"
+
+    return f"    r{rank}: " + ", ".join(pair(n) for n in ("frames", "graph_breaks", "recompiles", "kernels"))
 
 
 def _before_after(c: Change) -> str:

@@ -28,6 +28,7 @@ class TimeChange:
     after_us: float
     share: float  # of run A's time per call of the matched kernels
     noise: str | None = None  # why the change is within noise; None: a real change
+    rank: int | None = None  # the kernel's rank (None: one process)
 
     @property
     def ratio(self) -> float:
@@ -59,6 +60,14 @@ def total_ratio(times: Sequence[TimeChange]) -> float | None:
     before = sum(t.before_us for t in times)
     after = sum(t.counted_after_us for t in times)
     return after / before if before > 0 else None
+
+
+def per_rank_ratios(times: Sequence[TimeChange]) -> dict[int, float | None]:
+    """:func:`total_ratio` of each rank's matched kernels ({} for one process)."""
+    ranks = sorted({t.rank for t in times if t.rank is not None})
+    if len(ranks) < 2:
+        return {}
+    return {r: total_ratio([t for t in times if t.rank == r]) for r in ranks}
 
 
 def slowdowns(times: Sequence[TimeChange], pct: float) -> list[str]:

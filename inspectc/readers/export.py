@@ -9,6 +9,7 @@ from inspectc.readers import programs, remedies, summary
 from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
 from inspectc.readers.rank_render import export_rank_differences
+from inspectc.readers.rank_runtime import export_runtime
 from inspectc.readers.roofline import roofline
 from inspectc.report.irmap import line_map
 from inspectc.report.kernel_detail import grid_of, occupancy
@@ -52,6 +53,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "accuracy": to_plain(getattr(report, "accuracy", None)),  # inspectc accuracy (None: not checked)
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
+        "runtime_estimates": export_runtime(report.run_records, report.frames),  # per graph, per rank
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
         "records": report.account.plain(),  # every trace record: used, or kept raw (by name)
     }

@@ -14,6 +14,11 @@ and chrome://tracing: compile phases and measured kernel times, one process per 
   to end at their mean duration, in the graph's call order, right after the frame's
   compile. The args say so (``"layout": "mean per call, end to end"``) and carry the real
   figures.
+- **Runtime estimates** (``inductor_runtime_and_tensor_meta``, as tlparse's
+  ``chromium_trace_with_runtime.json``): each graph with estimates gets a thread
+  ``estimates <compile id>`` on its rank, its ops laid end to end at Inductor's estimated
+  duration (category ``estimate``, collectives ``estimate.collective``) right after the
+  graph's compile, so ranks' estimates of one graph line up for comparison.
 No torch.
 """
 
@@ -29,6 +34,7 @@ from inspectc.trace.payloads import chromium
 
 COMPILE_TID = chromium.COMPILE_TID
 _PHASE_TIDS = {"forward": 1, "inference": 1, "backward": 2, None: 3}
+ESTIMATE_TID = 100_000  # + n: the threads of runtime estimates, after every kernel thread
 _GAP_US = 10.0  # between a frame's compile end and its kernels
 
 
@@ -55,6 +61,7 @@ def chrome_trace(report: Report) -> dict[str, Any]:
         start = ends.get((pid, frame.compile_id), last_ts.get(pid, 0.0)) + _GAP_US
         kernels = report.frame_kernels(frame.compile_id, frame.rank)
         events.extend(_kernel_events(frame, kernels, pid, start, 10 * (n + 1), threads))
+    events.extend(_estimate_events(report, ends, last_ts, threads))
     events.extend(_names(threads))
     # otherData first: a file inspectc wrote is known by its first bytes (safe to replace)
     return {
@@ -64,6 +71,7 @@ def chrome_trace(report: Report) -> dict[str, Any]:
             "ts_base_us": base,
             "unmatched_compile_ends": found.dropped_ends,
             "kernel_layout": "mean per call, end to end (measured aggregates, not call timestamps)",
+            "estimate_layout": "Inductor's estimated runtime per op, end to end after the graph's compile",
         },
         "displayTimeUnit": "ms",
         "traceEvents": events,
@@ -157,6 +165,44 @@ def _kernel_events(
                         "max_us": k.time.max_us,
                         "share": k.time.share,
                         "fused_nodes": list(k.fused_nodes),
+                    },
+                }
+            )
+            at_ns += dur_ns
+    return out
+
+
+def _estimate_events(
+    report: Report,
+    ends: dict[tuple[int, str], float],
+    last_ts: dict[int, float],
+    threads: dict[tuple[int, int], str],
+) -> list[dict[str, Any]]:
+    """One thread per graph with runtime estimates: its ops end to end (estimated ns)."""
+    out: list[dict[str, Any]] = []
+    graphs = [g for g in report.run_records.collectives if g.estimates]
+    for n, graph in enumerate(graphs):
+        pid = _pid(graph.rank)
+        tid = ESTIMATE_TID + n
+        threads[(pid, tid)] = f"estimates {graph.compile_id}"
+        at_ns = round((ends.get((pid, graph.compile_id), last_ts.get(pid, 0.0)) + _GAP_US) * 1000)
+        for op in graph.estimates or ():
+            dur_ns = max(round(op.runtime_ns or 0.0), 1)
+            out.append(
+                {
+                    "name": op.name,
+                    "cat": "estimate.collective" if op.type == "collective" else "estimate",
+                    "ph": "X",
+                    "ts": at_ns / 1000,
+                    "dur": dur_ns / 1000,
+                    "pid": pid,
+                    "tid": tid,
+                    "args": {
+                        "compile_id": graph.compile_id,
+                        "rank": graph.rank,
+                        "estimate_ns": op.runtime_ns,
+                        "op_kind": op.type,
+                        "writes": list(op.outputs),
                     },
                 }
             )

@@ -12,6 +12,7 @@ from inspectc.readers import text as report_text
 from inspectc.readers.accuracy import render_accuracy
 from inspectc.readers.analysis import BreakGroup, break_groups, one_line, printable, totals
 from inspectc.readers.rank_render import render_sections
+from inspectc.readers.rank_runtime import render_runtime_sections
 from inspectc.readers.text import cut_middle
 from inspectc.report.model import Frame, Recompile, Run, StackFrame
 from inspectc.report.reader import Report
@@ -135,6 +136,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     lines.extend(programs.summary_lines(report, _clean, lambda fn, ln: _loc(fn, ln, base)))
 
     lines.extend(render_sections(report))  # DDP splits, per-rank differences
+    lines.extend(render_runtime_sections(report.run_records, frames))  # estimates, schedules, parity
     lines.extend(timefmt.top_kernel_lines(report.kernels, frames))
     lines.extend(
         remedies.summary_lines(frames, _clean, shlex.quote(report_path or str(report.path)), report.run)

@@ -20,6 +20,8 @@ def kernel_phase(kernel: Kernel, graph_kinds: Collection[str]) -> str | None:
     """``"forward"``, ``"backward"``, ``"inference"`` or None (not recorded)."""
     if kernel.graph_kind.endswith("_backward"):
         return "backward"
+    if kernel.compile_id.startswith("!"):  # compiled autograd traced the backward pass as a graph
+        return "backward"
     if any(k.startswith("aot_inference") for k in graph_kinds):
         return "inference"
     if any(k.startswith(("aot_forward", "aot_backward", "aot_joint")) for k in graph_kinds):

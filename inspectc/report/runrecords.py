@@ -152,6 +152,9 @@ class GraphCollectives:
     compile_id: str
     schedule: tuple[str, ...] | None = None  # inductor_collective_schedule, in order
     estimates: tuple[OpEstimate, ...] | None = None  # inductor_runtime_and_tensor_meta
+    # c10d functional ops the graph's inductor_output_code calls, in order ("all_reduce_",
+    # "wait_tensor"); () when its code calls none; None when no code was read (older reports)
+    code_calls: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

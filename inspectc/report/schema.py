@@ -77,6 +77,9 @@ FORMAT = "inspectc-report"
 #      Also 3 (additive, defaults read as "not recorded"): a frame carries ``callable_name`` (the
 #      user-visible callable, ``GPT2LMHeadModel.forward``, when ``function`` is a wrapper or a
 #      method) and ``call_site`` (the user's line that called into it), from trace/names.py.
+#      Also 3 (additive, default read as "not recorded"): a RunRecords ``GraphCollectives`` carries
+#      ``code_calls``: the ``_c10d_functional`` ops its output code calls, in order (tlparse's
+#      collectives parity compares them with the schedule).
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 

@@ -27,7 +27,13 @@ WRAPPERS: tuple[tuple[str, str], ...] = (
     ("inner", "torch/_dynamo/external_utils.py"),
 )
 _SELF_TYPE = re.compile(r"type=<class '(?:[\w.]*\.)?(?P<cls>\w+)'>")
-_MODULE_CALL = ("_call_impl", "torch/nn/modules/module.py")
+# A module call runs forward through these (``model.compile()`` compiles ``_call_impl`` in
+# place, so its frames are entered from ``_wrapped_call_impl`` alone).
+_MODULE_CALLS = ("_call_impl", "_wrapped_call_impl")
+_MODULE_FILE = "torch/nn/modules/module.py"
+_NAME_EQUALS = re.compile(r"__name__ == '(?P<name>[A-Za-z_]\w*)'")
+# args[0] of these types is no ``self``: a plain function was wrapped
+_BUILTIN_TYPES = {"tuple", "list", "dict", "int", "float", "str", "bool", "NoneType", "Tensor", "Parameter"}
 
 
 def is_wrapper(function: str | None, filename: str | None) -> bool:
@@ -51,11 +57,12 @@ def callable_name(
     cls = _self_class(guards)
     method = function
     if is_wrapper(function, filename):
-        module_call = any(
-            s.function == _MODULE_CALL[0] and (s.filename or "").replace("\\", "/").endswith(_MODULE_CALL[1])
-            for s in stack[-4:]
-        )
-        method = "forward" if module_call and cls else None
+        # the wrapped callable's own name, when Dynamo guarded on it (a decorator's ``func``)
+        method = _wrapped_name(guards)
+        if cls is None and method is not None:  # a method wrapped as ``func(*args)``: self is args[0]
+            cls = _self_class(guards, "L['args'][0]")
+        if method is None and cls is not None and (_module_call(stack) or _decorates_forward(filename)):
+            method = "forward"
         if method is None:
             return None
     if not method or method.startswith("torch_dynamo_resume_in_"):
@@ -64,10 +71,32 @@ def callable_name(
     return name if name != function else None
 
 
-def _self_class(guards: Sequence[Guard]) -> str | None:
+def _module_call(stack: Sequence[StackFrame]) -> bool:
+    return any(
+        s.function in _MODULE_CALLS and (s.filename or "").replace("\\", "/").endswith(_MODULE_FILE)
+        for s in stack[-4:]
+    )
+
+
+def _decorates_forward(filename: str | None) -> bool:
+    """transformers' ``utils/generic.py`` wrappers (``can_return_tuple``, ``check_model_inputs``)
+    decorate models' ``forward``: generate() calls it without a module call in between."""
+    return (filename or "").replace("\\", "/").endswith(WRAPPERS[0][1])
+
+
+def _wrapped_name(guards: Sequence[Guard]) -> str | None:
     for guard in guards:
-        if guard.source == "L['self']" and guard.kind == "TYPE_MATCH":
-            found = _SELF_TYPE.search(guard.code or "")
+        if guard.source == "L['func'].__name__" and guard.kind == "EQUALS_MATCH":
+            found = _NAME_EQUALS.search(guard.code or "")
             if found:
+                return found.group("name")
+    return None
+
+
+def _self_class(guards: Sequence[Guard], source: str = "L['self']") -> str | None:
+    for guard in guards:
+        if guard.source == source and guard.kind == "TYPE_MATCH":
+            found = _SELF_TYPE.search(guard.code or "")
+            if found and found.group("cls") not in _BUILTIN_TYPES:
                 return found.group("cls")
     return None

@@ -51,6 +51,7 @@ _AOT_GRAPHS = {
     "artifact:after_pre_grad_graph": "pre_grad",
     "inductor_pre_grad_graph": "pre_grad",
     "artifact:inductor_post_grad_graph": "post_grad",
+    "artifact:after_post_grad_graph": "post_grad",  # 2.5-2.8 name (AOTInductor on CUDA logs it)
     "inductor_post_grad_graph": "post_grad",
     "artifact:fx_graph_runnable": "fx_graph_runnable",
 }
@@ -64,7 +65,6 @@ READ_ELSEWHERE = frozenset(
         *_AOT_GRAPHS,
         *_PROVENANCE,
         "artifact:torch_version",
-        "artifact:after_post_grad_graph",  # the post-grad graph under its 2.5-2.8 name
         "artifact:recompile_reasons",
         "artifact:dynamo_graph_break_reason",
         "artifact:fx_graph_cache_miss",
@@ -106,6 +106,7 @@ class RunRecordsBuilder:
         self.cache_keys: list[CacheKey] = []
         self.collectives: dict[tuple[int | None, str], GraphCollectives] = {}
         self.orders: list[ExecutionOrder] = []
+        self._coded: set[tuple[int | None, str]] = set()  # graphs whose output code was read
         self._issues: list[ExportIssue] = []
         self._unbacked: list[str] = []
         self._export_started = False
@@ -140,6 +141,9 @@ class RunRecordsBuilder:
             return key is not None
         if cid is not None and name in (artifacts.COLLECTIVE_SCHEDULE, artifacts.RUNTIME_ESTIMATES):
             return self._collectives(name, payload, cid, rank)
+        if cid is not None and name == "inductor_output_code":
+            self._code_calls(payload, cid, rank)
+            return False  # the frame's kernels are read by the builder
         if name == "dump_file" or (name.startswith("artifact:") and name not in READ_ELSEWHERE):
             # dump_file: the source of an FX <eval_with_key> file Dynamo traced (text kept)
             self._catalogue(name, metadata, payload, cid, rank)
@@ -159,7 +163,12 @@ class RunRecordsBuilder:
             links=tuple(self.links),
             artifacts=tuple(self.artifacts.values()),
             cache_keys=tuple(self.cache_keys),
-            collectives=tuple(self.collectives.values()),
+            collectives=tuple(
+                g
+                if g.code_calls is not None or (g.rank, g.compile_id) not in self._coded
+                else replace(g, code_calls=())
+                for g in self.collectives.values()
+            ),
             execution_orders=tuple(self.orders),
             export_traced=self._export_traced or bool(self.programs),
         )
@@ -318,6 +327,17 @@ class RunRecordsBuilder:
             entry = replace(entry, estimates=(entry.estimates or ()) + estimates)
         self.collectives[(rank, cid)] = entry
         return True
+
+    def _code_calls(self, payload: str | None, cid: str, rank: int | None) -> None:
+        """The collectives a graph's code calls (forward and backward code add up); a graph
+        whose code calls none is kept only when it scheduled some (see :meth:`finish`)."""
+        calls = artifacts.code_collective_calls(payload)
+        self._coded.add((rank, cid))
+        entry = self.collectives.get((rank, cid))
+        if entry is None and not calls:
+            return
+        entry = entry or GraphCollectives(rank=rank, compile_id=cid)
+        self.collectives[(rank, cid)] = replace(entry, code_calls=(entry.code_calls or ()) + calls)
 
     def _catalogue(
         self, name: str, md: dict[str, Any], payload: str | None, cid: str | None, rank: int | None

@@ -212,7 +212,7 @@ class InspectcApp(App[None]):
 
         if self.data is not None and not isinstance(self.screen, RanksScreen):
             ranks = {f.rank for f in self.data.frames}
-            self.push_screen(RanksScreen(self.data.rank_differences(), len(ranks)))
+            self.push_screen(RanksScreen(self.data.rank_differences(), len(ranks), self.data.runtime_lines()))
 
     def action_break_stacks(self) -> None:
         from inspectc_tui.overview.stacks import BreakStacksScreen

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
 from inspectc.readers.rank_render import report_differences
+from inspectc.readers.rank_runtime import render_runtime_sections
 from inspectc.readers.ranks import RankDifference
 from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.readers.trie import TrieNode, break_trie
@@ -106,6 +107,11 @@ class ReportData:
         """What differs between ranks (read on demand: it walks the run records)."""
         with self._lock:
             return report_differences(self._report)
+
+    def runtime_lines(self) -> list[str]:
+        """Runtime estimates, collective schedules and parity per rank (the summary's lines)."""
+        with self._lock:
+            return render_runtime_sections(self._report.run_records, self._report.frames)
 
     def update(self, fresh: ReportData) -> None:
         """Take over *fresh*'s report and contents (a followed run wrote more); UI thread only.

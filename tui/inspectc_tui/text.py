@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from inspectc.readers import text as report_text
-from inspectc.readers.resume import Branch, short_function, shown_function
+from inspectc.readers.resume import Branch, in_library, short_function, shown_function
 from inspectc.readers.summary import end_text
 from inspectc.report.model import (
     STATUS_COMPILING,
@@ -108,6 +108,20 @@ def function_name(name: str | None | Frame, branch: Branch | None = None) -> str
     frame, the callable as the user knows it (``GPT2LMHeadModel.forward (wrapper)``)."""
     short = shown_function(name) if isinstance(name, Frame) else short_function(name)
     return f"{short} → line {branch.line}" if branch is not None else short
+
+
+def call_site_of(frame: Frame, base: str | None) -> str | None:
+    """``called at train.py:9``: the user's line that called a library wrapper's frame that is
+    named after the user's callable (as the summary says it); None for other frames."""
+    site = frame.call_site
+    if frame.callable_name and site is not None and site.filename and in_library(frame.filename):
+        return "called at " + location(site.filename, site.line, base)
+    return None
+
+
+def frame_where(frame: Frame, base: str | None) -> str:
+    """A frame's location for tables: its code, or for a wrapper's frame the user's call."""
+    return call_site_of(frame, base) or location(frame.filename, frame.line, base)
 
 
 def link(url: str, style: str = "underline") -> Text:

@@ -162,3 +162,34 @@ async def test_kernels_show_isolated_figures_and_roofline_of_a_benched_report() 
         await settle(pilot)
         info = text_of(app, "#kernel-info")
         assert "isolated (kernel_harness): median" in info and "roofline: " in info and "GB/s" in info
+
+
+@sync
+async def test_kernels_of_an_unbenched_training_report_show_their_pass_not_empty_bench_columns(
+    mlp_report: Path,
+) -> None:
+    app = RecordingApp(mlp_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = await open_frame(pilot, "0/0", tab="kernels", kernel_id=None)
+        table = screen.query_one(KernelTable)
+        rows = [(table.object_for(key), [c.plain for c in table.cells_for(key)]) for key in table.row_keys()]
+        passes = {cells[3] for _, cells in rows}  # total, share, kernel, pass: no isolated or % limit
+        assert passes == {"fwd", "bwd"}, passes
+        assert all(cells[2] == kernel.name for kernel, cells in rows)
+        assert all("not measured" not in cell for _, cells in rows for cell in cells)
+
+
+@sync
+async def test_an_untimed_kernel_says_why(graph_breaks_report: Path) -> None:
+    from inspectc.report.open import open_report
+
+    with open_report(graph_breaks_report) as report:
+        untimed = next(k for k in report.kernels if k.compile_id == "2/1" and k.time is None)
+    app = RecordingApp(graph_breaks_report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await open_frame(pilot, "2/1", tab="kernels", kernel_id=untimed.id)
+        await settle(pilot)
+        info = text_of(app, "#kernel-info")
+        assert "not timed: its frame's graph did not run during calls 2-11" in info, info

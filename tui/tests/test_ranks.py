@@ -47,6 +47,11 @@ async def test_r_lists_every_rank_difference(ranks_report: Path) -> None:
         assert "recompile_reason" not in kinds  # object ids are normalised
         text = screen_text(app)
         assert "collectives_parity" in text and "not recorded (FX graph cache hit)" in text
+        # below the table: the ranks grouped by collective sequence, per rank (rank_runtime.py)
+        screen.query_one("#rank-runtime").scroll_visible(animate=False)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Collective schedules" in text and "rank 1: 4 ops" in text and "rank 2: 2 ops" in text
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, RanksScreen)

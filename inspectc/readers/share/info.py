@@ -16,6 +16,7 @@ from inspectc.readers import extras as compile_extras
 from inspectc.readers.accuracy import share_lines
 from inspectc.readers.analysis import BreakGroup, break_groups, totals
 from inspectc.readers.rank_render import report_differences
+from inspectc.readers.rank_runtime import render_runtime_sections
 from inspectc.readers.ranks import RankDifference
 from inspectc.readers.roofline import bench_cells
 from inspectc.readers.text import one_line, printable, short_path
@@ -56,6 +57,7 @@ class ShareInfo:
     bundle_name: str | None = None
     bench: dict[int, tuple[str, str]] = field(default_factory=dict)  # kernel id -> isolated, % limit
     rank_differences: list[RankDifference] = field(default_factory=list)
+    runtime_lines: list[str] = field(default_factory=list)  # estimates, schedules, parity per rank
 
 
 def clean(text: str | None) -> str:
@@ -153,6 +155,7 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         repros=list(repros or []),
         bundle_name=bundle_name,
         rank_differences=report_differences(report),
+        runtime_lines=render_runtime_sections(report.run_records, frames),
     )
 
 

@@ -136,13 +136,26 @@ def _stacks_part(info: ShareInfo) -> str:
 def _ranks_part(info: ShareInfo) -> str:
     """What differs between ranks (cache, collectives, frames...): the cause of many hangs."""
     diffs = info.rank_differences
+    runtime = (
+        md_details(
+            "Runtime estimates, collective schedules and parity, per rank",
+            "\n".join(info.runtime_lines).strip("\n"),
+        )
+        if info.runtime_lines
+        else ""
+    )
     if not diffs:
-        return ""
+        return runtime
     lines = [
         f"- **{md_text(d.kind, 30)}** {md_text(d.what, 120)}: {md_text(describe(d), 200)}" for d in diffs[:20]
     ]
     more = f"\n- … {len(diffs) - 20} more\n" if len(diffs) > 20 else "\n"
-    return f"### Rank differences ({len(diffs)})\n\n" + "\n".join(lines) + more
+    return (
+        f"### Rank differences ({len(diffs)})\n\n"
+        + "\n".join(lines)
+        + more
+        + (f"\n{runtime}" if runtime else "")
+    )
 
 
 def _kernel_table(info: ShareInfo) -> str:

@@ -12,6 +12,9 @@
   "dtype"}]}]}``, with ``torch._inductor.config.log_tlparse``), and per process
   ``graph_execution`` (JSON ``{"graph_execution_order": [{"compile_id": "0/1"}, ...]}``, under
   ``torch._inductor.debug.record_and_log_graph_execution_order()``).
+- ``inductor_output_code`` of a graph: the ``torch.ops._c10d_functional.<op>.default(`` calls
+  its wrapper makes, in order, outside comments (tlparse's collectives parity compares them
+  with the schedule).
 
 Pure: stdlib only, tolerant (a payload that is not what it should be gives None), never raises.
 """
@@ -19,6 +22,7 @@ Pure: stdlib only, tolerant (a payload that is not what it should be gives None)
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from inspectc.report.runrecords import CacheKey, ExecutionOrder, Link, OpEstimate
@@ -28,6 +32,7 @@ __all__ = [
     "EXECUTION_ORDER",
     "RUNTIME_ESTIMATES",
     "cache_key",
+    "code_collective_calls",
     "collective_schedule",
     "execution_order",
     "link",
@@ -71,6 +76,18 @@ def collective_schedule(payload: str | None) -> tuple[str, ...] | None:
     if not isinstance(data, list):
         return None
     return tuple(str(op) for op in data if op is not None)
+
+
+_C10D_CALL = re.compile(r"torch\s*\.\s*ops\s*\.\s*_?c10d_functional\s*\.\s*(\w+)\s*\.\s*default\s*\(")
+_COMMENT = re.compile(r"#[^\n]*|/\*.*?\*/", re.S)
+
+
+def code_collective_calls(code: str | None) -> tuple[str, ...]:
+    """The c10d functional ops an output code calls, in order, outside ``#`` and ``/* */``
+    comments (the kernel sources an AOT wrapper keeps in comments are not calls)."""
+    if not code or "c10d_functional" not in code:
+        return ()
+    return tuple(_C10D_CALL.findall(_COMMENT.sub("", code)))
 
 
 def runtime_estimates(payload: str | None) -> tuple[OpEstimate, ...] | None:

@@ -1,6 +1,8 @@
 """`r`: what differs between the ranks of a distributed run (every kind ``summary`` lists:
 frames, recompiles, breaks, kernels, caches, collective schedules and parity, execution
-order, tensor metadata, runtime estimates), one row each with every rank's value."""
+order, tensor metadata, runtime estimates), one row each with every rank's value; below it,
+each graph's runtime estimate per rank, the ranks grouped by collective sequence and the
+collectives parity (``readers/rank_runtime.py``, the summary's lines)."""
 
 from __future__ import annotations
 
@@ -51,13 +53,18 @@ def _value(value: object) -> str:
 class RanksScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,r", "dismiss", "Close")]
 
-    def __init__(self, diffs: Sequence[RankDifference], rank_count: int) -> None:
+    def __init__(
+        self, diffs: Sequence[RankDifference], rank_count: int, runtime_lines: Sequence[str] = ()
+    ) -> None:
         super().__init__()
         self.diffs = list(diffs)
         self.rank_count = rank_count
+        self.runtime_lines = list(runtime_lines)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = f"rank differences ({len(self.diffs)})"
             scroll.border_subtitle = "Esc to close"
             yield Static(ranks_table(self.diffs, self.rank_count), id="rank-differences")
+            if self.runtime_lines:
+                yield Static(literal("\n".join(self.runtime_lines).strip("\n")), id="rank-runtime")

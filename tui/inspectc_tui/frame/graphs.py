@@ -1,6 +1,7 @@
 """The FX graphs tab: Dynamo, AOT forward/backward, post-grad graphs and output code,
 highlighted, read from the report only when shown. Enter on a node line goes to the
-kernel that fused it."""
+kernel that computed it (several: a list to pick from); on a Dynamo graph node through
+Inductor's provenance (the kernels' origins name Dynamo's nodes)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspectc.readers.resume import no_graph_reason
+from inspectc.report.model import Kernel
+from inspectc_tui.dialogs.node_kernels import NodeKernelsDialog
 from inspectc_tui.frame.base import FramePane
-from inspectc_tui.fusion import kernels_for_node, node_at, node_line
+from inspectc_tui.fusion import SOURCE_GRAPHS, node_at, node_kernels, node_line, node_source
 from inspectc_tui.text import literal, location
 from inspectc_tui.widgets.code_view import CodeView
 
@@ -135,7 +138,7 @@ class GraphsPane(FramePane):
             view.set_text(text, language="python")
             caption.append(f"  ·  {view.line_count:,} lines", style="dim")
             if any(k.fused_nodes for k in self.data.frame_kernels(self.frame)):
-                caption.append("  ·  Enter on a node: its kernel", style="dim")
+                caption.append("  ·  Enter on a node: its kernels", style="dim")
         self.query_one("#graph-caption", Static).update(caption)
         if message.focus_node:
             self._focus_node(message.focus_node)
@@ -155,13 +158,33 @@ class GraphsPane(FramePane):
     @on(CodeView.LineChosen, "#graph-code")
     def _line_chosen(self, event: CodeView.LineChosen) -> None:
         node = node_at(event.line)
+        kind = self.current or ""
         if node is None:
             return
-        kernels = kernels_for_node(self.data.frame_kernels(self.frame), node)
-        if not kernels:
-            self.app.notify(f"no kernel fused the node {node}", markup=False)
+        view = self.query_one("#graph-code", CodeView)
+        source = node_source(view.lines, view.cursor) if view.cursor is not None else None
+        kernels = self.data.frame_kernels(self.frame)
+        found = node_kernels(kernels, node, kind, source)
+        if not found:
+            self.app.notify(self._no_kernel(node, kind, kernels), markup=False)
             return
-        self.post_message(self.NodeChosen(node, kernels[0].id))
+        if len(found) == 1:
+            self.post_message(self.NodeChosen(node, found[0].kernel.id))
+            return
+
+        def chosen(kernel_id: int | None) -> None:
+            if kernel_id is not None:
+                self.post_message(self.NodeChosen(node, kernel_id))
+
+        self.app.push_screen(NodeKernelsDialog(node, found), chosen)
+
+    @staticmethod
+    def _no_kernel(node: str, kind: str, kernels: list[Kernel]) -> str:
+        if not kernels:
+            return f"no kernel computed the node {node}: this frame has no kernels"
+        if kind in SOURCE_GRAPHS and not any(k.origins for k in kernels):
+            return f"the node {node} maps to no kernel: this frame's kernels have no provenance recorded"
+        return f"no kernel computed the node {node} (a placeholder, a view or an op folded away)"
 
     def current_location(self) -> tuple[str | None, int | None] | None:
         view = self.query_one("#graph-code", CodeView)

@@ -43,6 +43,11 @@ def _isolated_us(bench: BenchResults, k: Kernel) -> float | None:
     return fig.median_us if fig else None
 
 
+def pass_name(k: Kernel) -> str:
+    """``fwd``/``bwd``: which compiled graph of the frame ran the kernel (its output code)."""
+    return "bwd" if k.graph_kind.endswith("_backward") else "fwd"
+
+
 def _fraction(bench: BenchResults, k: Kernel) -> float:
     r = roofline(k, bench)
     return r.fraction if r is not None and r.fraction is not None else -1.0
@@ -56,18 +61,28 @@ class KernelTable(VirtualTable):
         tot = column_unit(k.time.total_us if k.time else None for k in kernels)
         med = column_unit(typical(k.time) for k in kernels)
         iso = column_unit(_isolated_us(bench, k) for k in kernels)
-        self.set_columns(
+        # isolated time and % of limit only where some kernel was measured (inspectc bench):
+        # otherwise two columns of "not measured" take the name's room
+        measured = any(_isolated_us(bench, k) is not None for k in kernels)
+        columns = [
             Column(
                 "total", _num(f"Total {tot.name}"), sort_key=lambda k: -(k.time.total_us if k.time else -1.0)
             ),
             Column("share", _num("Share"), sort_key=lambda k: -((k.time.share or 0.0) if k.time else -1.0)),
-            Column(
-                "isolated", _num(f"Isolated {iso.name}"), sort_key=lambda k: -(_isolated_us(bench, k) or -1.0)
-            ),
-            Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(bench, k)),
-            Column(
-                "name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20, cut="middle"
-            ),
+        ]
+        if measured:
+            columns += [
+                Column(
+                    "isolated",
+                    _num(f"Isolated {iso.name}"),
+                    sort_key=lambda k: -(_isolated_us(bench, k) or -1.0),
+                ),
+                Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(bench, k)),
+            ]
+        columns += [
+            # cut at the end: a kernel's name reads from its start (triton_poi_fused_add_...)
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=20),
+            Column("pass", Text("Pass"), sort_key=lambda k: pass_name(k)),
             Column("language", Text("Lang"), sort_key=lambda k: k.language),
             Column("calls", _num("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("median", _num(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
@@ -75,16 +90,25 @@ class KernelTable(VirtualTable):
             Column("noise", Text("Noise"), sort_key=lambda k: noise_text(k.time)),
             Column("nodes", _num("Nodes"), sort_key=lambda k: -len(k.fused_nodes)),
             Column("size", _num("Size"), sort_key=lambda k: -k.source_size),
-        )
+        ]
+        self.set_columns(*columns)
         for kernel in kernels:
             t = kernel.time
             noisy = bool(t and t.noise)
+            bench_cells = (
+                [
+                    _num(iso.fmt(us) if (us := _isolated_us(bench, kernel)) is not None else "-"),
+                    _num(limit_text(roofline(kernel, bench))),
+                ]
+                if measured
+                else []
+            )
             cells = [
                 Text(tot.fmt(t.total_us if t else None), justify="right", style="bold"),
                 _num(percent(t.share if t else None)),
-                _num(iso.fmt(us) if (us := _isolated_us(bench, kernel)) is not None else "not measured"),
-                _num(limit_text(roofline(kernel, bench))),
+                *bench_cells,
                 literal(kernel.name, "green"),
+                Text(pass_name(kernel)),
                 literal(kernel.language),
                 _num(str(t.calls) if t else "-"),
                 Text(med.fmt(typical(t)), justify="right", style="yellow" if noisy else ""),
@@ -180,7 +204,7 @@ class KernelsPane(FramePane):
         out.append(f"  {kernel.language} · {kernel.kind} · {kernel.graph_kind}\n", style="dim")
         t = kernel.time
         if t is None:
-            out.append("not timed", style="dim")
+            out.append(f"not timed: {self._untimed_reason(kernel)}", style="dim")
         else:
             if t.median_us is not None:
                 out.append(f"median {micros(t.median_us)}", style="bold")
@@ -198,6 +222,26 @@ class KernelsPane(FramePane):
         if not kernel.fused_nodes and not kernel.origins:
             out.append("\nno provenance recorded (fused nodes, origins)", style="dim")
         return out
+
+    def _untimed_reason(self, kernel: Kernel) -> str:
+        """Why a kernel has no run time, from what the run recorded."""
+        options = self.data.run.options
+        if options.timings is False:
+            return "the run was captured with --no-timings"
+        if options.timings is None:
+            return "this report records no kernel times (an import of TORCH_TRACE logs, or an older capture)"
+        window = options.profile_window
+        calls = (
+            f"calls {window[0] + 1}-{window[0] + window[1]}"
+            if window and len(window) == 2
+            else "the profiled calls"
+        )
+        same_frame = [
+            k for k in self.data.kernels if k.compile_id == kernel.compile_id and k.rank == kernel.rank
+        ]
+        if any(k.time for k in same_frame):
+            return f"it did not launch during {calls} of its frame (the other kernels did)"
+        return f"its frame's graph did not run during {calls} (--profile-window SKIP:COUNT)"
 
     def _isolated(self, kernel: Kernel) -> Text:
         """The isolated figures of `inspectc bench` and the roofline, one line each."""

@@ -29,7 +29,15 @@ from inspectc_tui.frame.guards import GuardsPane
 from inspectc_tui.frame.kernels import KernelsPane, KernelTable
 from inspectc_tui.frame.metrics import MetricsPane
 from inspectc_tui.messages import OpenFrame, StepFrame
-from inspectc_tui.text import frame_label, function_name, literal, location, seconds, status_text
+from inspectc_tui.text import (
+    call_site_of,
+    frame_label,
+    function_name,
+    literal,
+    location,
+    seconds,
+    status_text,
+)
 
 TABS: tuple[tuple[str, str, type[FramePane]], ...] = (
     ("breaks", "Graph breaks", BreaksPane),
@@ -50,6 +58,9 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
     out.append_text(literal(function_name(frame, branch), "bold"))
     out.append("()  ")
     out.append_text(literal(location(frame.filename, frame.line, data.run.cwd), "cyan"))
+    if (called := call_site_of(frame, base)) is not None:
+        out.append("  ")
+        out.append_text(literal(called, "cyan"))
     out.append("  ")
     out.append_text(status_text(frame.status))
     details = [

@@ -14,7 +14,7 @@ from inspectc.readers.resume import Branch
 from inspectc.readers.timefmt import NOISY, column_unit, typical
 from inspectc.report.model import Frame
 from inspectc_tui.data import ReportData, frame_key, kernel_key
-from inspectc_tui.text import frame_label, function_name, literal, location, seconds, status_text
+from inspectc_tui.text import frame_label, frame_where, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
 
 OVERVIEW_KERNELS = 50
@@ -73,7 +73,7 @@ class FramesTable(VirtualTable):
             _count(len(frame.recompiles), "magenta"),
             _count(frame.kernel_count, ""),
             right(seconds(frame.metrics.entire_frame_s)),
-            literal(location(frame.filename, frame.line, base), "cyan"),
+            literal(frame_where(frame, base), "cyan"),
         ]
 
 
@@ -118,7 +118,8 @@ class TopKernelsTable(VirtualTable):
             Column("median", right(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
             Column("calls", right("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
             Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
-            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, cut="middle"),
+            # cut at its end; narrow enough to fit an 80-column overview with its ellipsis shown
+            Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=8),
         )
         for kernel in kernels:
             t = kernel.time

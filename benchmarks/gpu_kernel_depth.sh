@@ -1,0 +1,73 @@
+#!/bin/bash
+# Kernel depth on a CUDA machine (issue 29): capture, bench, in-run launch trace, repro of every
+# Triton kernel (all timing methods), Nsight Compute beside inspectc's % of limit, compile-time
+# cost of the stage/launch capture. Run from the tree's root:
+#   STEPS="resnet overhead block" bash benchmarks/gpu_kernel_depth.sh   (results under $OUT)
+# resnet:   samples/timm_resnet.py resnet18 (inference + training) captured with --kernel-harness,
+#           inspectc bench, benchmarks/inrun_trace.py, benchmarks/repro_all.py, ncu_compare.py
+# block:    loop_step.py --model block (transformer encoder block training), the same minus repro
+# overhead: detail_overhead.py off/on/off/on, each from cold caches
+set -u
+OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+PY=${PY:-python3}
+W=${W:-/tmp/kd}; mkdir -p "$W"
+STEPS=${STEPS:-resnet block overhead}
+T0=$SECONDS
+ph() { echo "$(date +%H:%M:%S.%N) +$((SECONDS - T0))s $*" | tee -a "$W/phases.txt"; }
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu \
+  --format=csv -lms 250 >"$W/clocks.csv" 2>&1 &
+CLOCKS=$!
+ph "start $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader) $(ncu --version 2>&1 | tail -1)"
+
+if want resnet; then
+  export TORCHINDUCTOR_CACHE_DIR=$W/ind-r TRITON_CACHE_DIR=$W/tri-r
+  ph "resnet capture"
+  $PY -m inspectc run -q --kernel-harness -o "$W/resnet18.inspectc" samples/timm_resnet.py \
+    --model resnet18 --device cuda --steps 12 >"$W/resnet_run.log" 2>&1 || tail -5 "$W/resnet_run.log"
+  ph "resnet trace"
+  timeout 120 $PY benchmarks/inrun_trace.py --out "$W/inrun_resnet.json" >"$W/inrun_resnet.log" 2>&1 || tail -5 "$W/inrun_resnet.log"
+  ph "resnet repro"
+  $PY benchmarks/repro_all.py "$W/resnet18.inspectc" --out "$W/repro" --scripts /tmp/rs \
+    --deadline-s "${REPRO_S:-170}" >"$W/repro.log" 2>&1 || tail -5 "$W/repro.log"
+  tail -8 "$W/repro/repro_table.md"
+  ph "resnet bench"
+  timeout 150 $PY -m inspectc bench "$W/resnet18.inspectc" --budget 1 --min-rounds 3 -q --yes >"$W/resnet_bench.log" 2>&1 || tail -5 "$W/resnet_bench.log"
+  ph "resnet ncu"
+  timeout 200 $PY benchmarks/ncu_compare.py "$W/resnet18.inspectc" "$W/repro/repro.json" --out "$W/ncu" \
+    --frame 0/1 --n 10 --label resnet18 2>&1 | tail -14
+fi
+
+if want block; then
+  export TORCHINDUCTOR_CACHE_DIR=$W/ind-b TRITON_CACHE_DIR=$W/tri-b
+  ph "block capture"
+  $PY -m inspectc run -q --kernel-harness -o "$W/block.inspectc" benchmarks/loop_step.py \
+    --model block --device cuda --steps 40 >"$W/block_run.log" 2>&1 || tail -5 "$W/block_run.log"
+  ph "block bench"
+  timeout 120 $PY -m inspectc bench "$W/block.inspectc" --budget 1 --min-rounds 3 -q --yes >"$W/block_bench.log" 2>&1 || tail -5 "$W/block_bench.log"
+  ph "block repro"
+  $PY benchmarks/repro_all.py "$W/block.inspectc" --out "$W/repro_block" --scripts /tmp/rsb \
+    --deadline-s "${REPRO_B_S:-60}" >"$W/repro_block.log" 2>&1 || tail -5 "$W/repro_block.log"
+  tail -8 "$W/repro_block/repro_table.md"
+  ph "block ncu"
+  timeout 200 $PY benchmarks/ncu_compare.py "$W/block.inspectc" "$W/repro_block/repro.json" --out "$W/ncu" \
+    --n 10 --label block 2>&1 | tail -14
+fi
+
+if want overhead; then
+  for round in $(seq "${OVERHEAD_ROUNDS:-2}"); do
+    [ $((SECONDS - T0)) -gt "${OVERHEAD_UNTIL_S:-380}" ] && break
+    for d in off on; do
+      ph "overhead $d $round"
+      TORCHINDUCTOR_CACHE_DIR=$(mktemp -d) TRITON_CACHE_DIR=$(mktemp -d) timeout 200 \
+        $PY benchmarks/detail_overhead.py --detail $d 2>>"$W/overhead.err" | grep OVERHEAD | tee -a "$W/overhead.txt"
+    done
+  done
+fi
+
+ph end
+kill $CLOCKS 2>/dev/null
+cd "$W" && tar czf "$OUT/kd.tar.gz" --exclude='ind-*' --exclude='tri-*' --exclude='*.inspectc' . 2>/dev/null
+cp "$W"/*.inspectc "$OUT/" 2>/dev/null
+ls -la "$OUT"
