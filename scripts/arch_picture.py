@@ -1,7 +1,7 @@
 """Draw inspectc's one-way flow from its real imports: docs/arch.svg (and docs/arch.dot).
 
 The edges are read off the code (grimp, import-linter's engine: every import, also those
-inside functions), folded to the packages of the import contracts in pyproject.toml, so the
+inside functions), folded to the packages of the layers contract in pyproject.toml (read from it), so the
 picture in README's "How it works" cannot drift from the code. An arrow A -> B: A imports
 B. Run it after a change of layout (needs grimp and Graphviz's ``dot`` for the SVG):
 
@@ -10,28 +10,50 @@ B. Run it after a change of layout (needs grimp and Graphviz's ``dot`` for the S
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
 
 import graphviz
 import grimp
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs"
-# (package, label) by layer, top to bottom, as pyproject.toml's layers contract has them
-LAYERS = [
-    [("inspectc.cli", "cli/\ncommands"), ("inspectc_tui", "tui/\nTextual browser")],
-    [
-        ("inspectc.capture", "capture/\nthe only torch user"),
-        ("inspectc.readers", "readers/\nsummary, export, diff, share..."),
-    ],
-    [("inspectc.trace", "trace/\ntorch's record shapes -> model")],
-    [("inspectc.report", "report/\nmodel, SQLite file, open()")],
-]
+# What each package is for, in its box; a package of the contract not named here shows its name.
+LABELS = {
+    "inspectc.api": "api.py\nnotebook API",
+    "inspectc.cli": "cli/\ncommands",
+    "inspectc_tui": "tui/\nTextual browser",
+    "inspectc.capture": "capture/\nthe only torch user",
+    "inspectc.readers": "readers/\nsummary, export, diff, share...",
+    "inspectc.render": "render/\ntext, JSON, HTML, dot, Perfetto, share",
+    "inspectc.analysis": "analysis/\nbreaks, diff, ranks, check, roofline",
+    "inspectc.trace": "trace/\ntorch's record shapes -> model",
+    "inspectc.report": "report/\nmodel, SQLite file, open()",
+    "inspectc.store": "store/\nSQLite file, migrations, open()",
+    "inspectc.model": "model/\ntyped report, no I/O",
+}
 # Every package may use these two leaves; their arrows would hide the flow, so they are not drawn.
 LEAVES = {"inspectc.errors", "inspectc.version"}
 EXTERNAL = {"torch": "torch", "triton": "triton", "textual": "textual"}
+
+
+def contract_layers() -> list[list[tuple[str, str]]]:
+    """(package, label) by layer, top to bottom: pyproject.toml's layers contract, as written."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c.get("type") == "layers")
+    found = []
+    for layer in layers:
+        names = [n.strip() for n in re.split(r"[|:]", layer) if n.strip() and n.strip() not in LEAVES]
+        if names:
+            found.append([(n, LABELS.get(n, n.split(".")[-1])) for n in names])
+    return found
+
+
+LAYERS = contract_layers()
 
 
 def package_of(module: str, packages: list[str]) -> str | None:
@@ -69,7 +91,7 @@ def picture() -> graphviz.Digraph:
             for name, label in layer:
                 same.node(name, label)
     dot.node("leaves", "errors.py, version.py\n(any package may use them)", style="rounded,dashed")
-    dot.edge("inspectc.report", "leaves", style="invis")
+    dot.edge(LAYERS[-1][0][0], "leaves", style="invis")
     dot.attr("node", shape="ellipse", fillcolor="#fbeeee")
     for name, label in EXTERNAL.items():
         dot.node(name, label)

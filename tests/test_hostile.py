@@ -40,7 +40,7 @@ from inspectc.report.schema import compress
 from inspectc.trace.importer import import_logs
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 GOLDEN = REPORTS / "sin_sin.inspectc"  # the smallest golden report (real capture)
@@ -557,6 +557,7 @@ def test_fuzz_import_mutated_real_log(text: str) -> None:
 
 @FUZZ
 @given(st.lists(_record, max_size=12).map(lambda recs: "\n".join(line for rec in recs for line in rec)))
+@example('V1202 17:00:00.000000 4242 x.py:1] {"dynamo_start": 1, "compiled_autograd_id": 0}')  # no dict
 def test_fuzz_import_random_records(text: str) -> None:
     import_and_read(text)
 

@@ -262,39 +262,21 @@ class Capture:
             self._record_error("starting kernel timings", exc)
 
     def _start_details(self) -> None:
-        """Triton kernels' stages, metadata and launches (only where Triton is installed;
-        ``INSPECTC_KERNEL_DETAIL=0`` leaves them out, e.g. to time what recording them costs)."""
-        import importlib.util
+        from inspectc.capture.triton_detail import start_details
 
-        if os.environ.get("INSPECTC_KERNEL_DETAIL", "1") == "0" or importlib.util.find_spec("triton") is None:
-            return
-        from inspectc.capture.triton_detail import KernelDetails
-
-        details = KernelDetails(self._record)
-        if details.start():
-            self._details = details
+        self._details = start_details(self._record)
 
     def _stop_details(self) -> None:
         """Write what :meth:`_start_details` collected, and the C++ kernels' build."""
-        from inspectc.capture.triton_detail import cpu_build_event
+        from inspectc.capture.triton_detail import finish_details
 
         details, self._details = self._details, None
-        events: list[tuple[dict[str, Any], str]] = []
-        try:
-            if details is not None:
-                details.stop()
-                events += details.events()
-            cpu = cpu_build_event(self._record)
-            if cpu is not None:
-                events.append(cpu)
-        except Exception as exc:  # noqa: BLE001 - recorded; the report is still finished
-            self._record_error("writing kernel details", exc)
+        events = finish_details(details, self._record, self._record_error)
         if self._writer is None:
             return
         for metadata, payload in events:
-            name = next(iter(metadata))
             self._writer.add_event(
-                name=name,
+                name=next(iter(metadata)),
                 metadata=metadata,
                 payload=payload,
                 compile_id=None,

@@ -32,6 +32,7 @@ from inspectc.capture import exit_path, torch_api
 from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
+from inspectc.report.model import CompileId
 
 SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
 _COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})
@@ -197,10 +198,15 @@ class KernelTimer:
             self._restore_kernel_profile()
             self._restore_kernel_profile = None
         for compile_id, payload in self.results().items():
-            frame_id, _, frame_compile_id = compile_id.partition("/")
+            cid = CompileId.parse(compile_id)
             meta: dict[str, Any] = {"inspectc_kernel_times": {"compile_id": compile_id}}
-            if frame_id.isdigit() and frame_compile_id.isdigit():
-                meta["frame_id"], meta["frame_compile_id"] = int(frame_id), int(frame_compile_id)
+            if (
+                cid.autograd is None
+                and cid.frame is not None
+                and cid.compile is not None
+                and str(cid) == compile_id
+            ):
+                meta["frame_id"], meta["frame_compile_id"] = cid.frame, cid.compile
             self._emit(meta, json.dumps(payload))
 
     def abandon(self) -> None:

@@ -423,3 +423,34 @@ def cpu_build_event(record_error: Callable[[str], None]) -> tuple[dict[str, Any]
         record_error(f"C++ kernel build (vector ISA, command) not recorded: {type(exc).__name__}: {exc}")
         return None
     return {CPU_BUILD_EVENT: {"version": 1}}, json.dumps(data)
+
+
+def start_details(record_error: Callable[[str], None]) -> KernelDetails | None:
+    """Triton kernels' stages, metadata and launches, collected from now on (only where Triton
+    is installed; ``INSPECTC_KERNEL_DETAIL=0`` leaves them out, e.g. to time what recording them
+    costs); None when there is nothing to collect."""
+    import importlib.util
+
+    if os.environ.get("INSPECTC_KERNEL_DETAIL", "1") == "0" or importlib.util.find_spec("triton") is None:
+        return None
+    details = KernelDetails(record_error)
+    return details if details.start() else None
+
+
+def finish_details(
+    details: KernelDetails | None,
+    record_error: Callable[[str], None],
+    record_exception: Callable[[str, BaseException], None],
+) -> list[tuple[dict[str, Any], str]]:
+    """What *details* collected, and the C++ kernels' build, as events for the report."""
+    events: list[tuple[dict[str, Any], str]] = []
+    try:
+        if details is not None:
+            details.stop()
+            events += details.events()
+        cpu = cpu_build_event(record_error)
+        if cpu is not None:
+            events.append(cpu)
+    except Exception as exc:  # noqa: BLE001 - recorded; the report is still finished
+        record_exception("writing kernel details", exc)
+    return events

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspectc.cli.argv import split_own
 from inspectc.cli.run import _check_run_output, _print_summary, _rank_path, _rank_suffix, _return_to
 from inspectc.errors import UsageError
 
@@ -57,26 +58,7 @@ def accuracy_parser() -> argparse.ArgumentParser:
 
 
 def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    own: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            return own, list(argv[i + 1 :])
-        if arg in _VALUE_OPTIONS:
-            own.extend(argv[i : i + 2])
-            i += 2
-            if arg == "-m":
-                return own, list(argv[i:])
-            continue
-        if arg in _FLAGS or (arg.startswith("--") and arg.split("=", 1)[0] in _VALUE_OPTIONS):
-            own.append(arg)
-        elif arg.startswith("-") and arg != "-":
-            raise UsageError(f"inspectc accuracy: unknown option {arg} (options go before the script)")
-        else:
-            return own, list(argv[i:])
-        i += 1
-    return own, []
+    return split_own(argv, command="accuracy", value_options=_VALUE_OPTIONS, flags=_FLAGS)
 
 
 def cmd_accuracy(argv: Sequence[str]) -> int:

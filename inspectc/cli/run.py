@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from inspectc.cli.argv import split_own
 from inspectc.errors import InspectcError, UsageError
 from inspectc.readers.text import printable
 from inspectc.report.model import CONFIG_MODULES, PROFILE_WINDOW
@@ -96,28 +97,7 @@ def parse_config(items: Sequence[str]) -> dict[str, Any]:
 
 def split_run_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split ``run``'s own options from the script and its arguments."""
-    own: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            return own, list(argv[i + 1 :])
-        if arg in _RUN_VALUE_OPTIONS:
-            own.extend(argv[i : i + 2])
-            i += 2
-            if arg == "-m":
-                return own, list(argv[i:])
-            continue
-        if arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _RUN_VALUE_OPTIONS:
-            own.append(arg)
-        elif arg in _RUN_FLAGS:
-            own.append(arg)
-        elif arg.startswith("-") and arg != "-":
-            raise UsageError(f"inspectc run: unknown option {arg} (options go before the script)")
-        else:
-            return own, list(argv[i:])
-        i += 1
-    return own, []
+    return split_own(argv, command="run", value_options=_RUN_VALUE_OPTIONS, flags=_RUN_FLAGS)
 
 
 def parse_window(text: str) -> tuple[int, int]:

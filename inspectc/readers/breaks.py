@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from inspectc.readers.resume import resumed_function
 from inspectc.report.model import Frame, GraphBreak, StackFrame
+from inspectc.trace.own import is_runner_frame
 from inspectc.trace.payloads import breaks as payload_breaks
 
 # torch/_dynamo/exc.py get_gbid_documentation_link: one page per id of the graph-break
@@ -90,23 +91,9 @@ def distinct_breaks(breaks: Iterable[GraphBreak]) -> list[tuple[GraphBreak, int]
 
 
 # -- the user's stack --------------------------------------------------------------------
-_RUNNER_FILES = ("<frozen runpy>", "runpy.py")
-_OWN_PARTS = re.compile(
-    r"[/\\]inspectc[/\\](?:cli|capture|trace|report|readers)[/\\]|[/\\]inspectc[/\\]__main__\.py$"
-)
 _TORCH_PARTS = re.compile(
     r"[/\\](?:site|dist)-packages[/\\]torch[/\\]|[/\\]torch[/\\](?:_dynamo|nn[/\\]modules)[/\\]"
 )
-
-
-def is_runner_frame(frame: StackFrame) -> bool:
-    """inspectc's own frames, runpy's and the ``inspectc`` console script under the user's."""
-    name = frame.filename or ""
-    if name.endswith(_RUNNER_FILES) or _OWN_PARTS.search(name):
-        return True
-    return (frame.code or "").strip() == "sys.exit(entry())" or name.replace("\\", "/").endswith(
-        "/bin/inspectc"
-    )
 
 
 def is_torch_frame(frame: StackFrame) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from inspectc.readers.ddp import DdpSplit
 from inspectc.readers.paths import comparable_path
-from inspectc.report.model import Frame, Kernel
+from inspectc.report.model import CompileId, Frame, Kernel
 from inspectc.report.reader import Report
 
 MAX_SHOWN = 12
@@ -76,8 +76,8 @@ def _rank_text(rank: Rank) -> str:
 
 def compile_index(compile_id: str) -> str:
     """Which compile of a frame: "0" first, "1"+ recompiles; compiled-autograd ids keep their prefix."""
-    head, _, tail = compile_id.rpartition("/")
-    return f"{head.split('/')[0]}/{tail}" if head.startswith("!") else tail
+    cid = CompileId.parse(compile_id)
+    return cid.index if str(cid) == compile_id else compile_id  # not an id: it stands for itself
 
 
 Cwds = Mapping[Rank, str | None]  # each rank's working directory, where recorded

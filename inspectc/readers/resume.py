@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from inspectc.report.library import in_library
 from inspectc.report.model import Frame
 from inspectc.report.reader import Report
 from inspectc.trace.payloads.resume import (
@@ -36,12 +37,6 @@ __all__ = [
     "short_function",
     "shown_function",
 ]
-
-
-def in_library(filename: str | None) -> bool:
-    """Whether *filename* is installed code (site-packages, the standard library), not the user's."""
-    path = (filename or "").replace("\\", "/")
-    return any(part in path for part in ("/site-packages/", "/dist-packages/", "/lib/python3"))
 
 
 def shown_function(frame: Frame) -> str:

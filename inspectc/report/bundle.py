@@ -43,7 +43,7 @@ class MemberBudget:
     cap and what is left of ``TEXT_TOTAL`` (limits times ``INSPECTC_LIMITS``)."""
 
     def __init__(self, archive: zipfile.ZipFile, bundle: str | os.PathLike[str]) -> None:
-        from inspectc.report.untrusted import scale
+        from inspectc.report.limits import scale
 
         self.bundle = bundle
         most = int(MAX_MEMBERS * scale())

@@ -81,8 +81,20 @@ class CompileId:
         return core or "?"
 
     def __str__(self) -> str:
+        return self.text + self._suffix
+
+    @property
+    def _suffix(self) -> str:
         again = f"#{self.occurrence}" if self.occurrence > 1 else ""
-        return self.text + again + (f"_{self.attempt}" if self.attempt else "")
+        return again + (f"_{self.attempt}" if self.attempt else "")
+
+    @property
+    def index(self) -> str:
+        """Which compile of its frame, as text: "1" of "0/1", "0#2" of "0/0#2", "!2/1" of "!2/0/1"."""
+        if self.compile is None:
+            return str(self)
+        tail = f"{self.compile}{self._suffix}"
+        return f"!{self.autograd}/{tail}" if self.autograd is not None else tail
 
     @classmethod
     def parse(cls, text: str, rank: int | None = None) -> CompileId:

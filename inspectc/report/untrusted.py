@@ -14,7 +14,6 @@ limits that read it: logs, bundles, the script of ``run``) by N, for a user who 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -22,18 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspectc.errors import ReportError
+from inspectc.report.limits import scale
 
 # SQLite VM steps between two calls of the progress handler (each call is a few microseconds).
 _STEP = 20_000
-
-
-def scale() -> float:
-    """The multiplier of every input limit (``INSPECTC_LIMITS``, default 1; tests shrink it)."""
-    try:
-        value = float(os.environ.get("INSPECTC_LIMITS", "") or 1)
-    except ValueError:
-        return 1.0
-    return value if 0 < value < 1e6 else 1.0
 
 
 HEAP_LIMIT = 2 << 30  # bytes SQLite may allocate in this process (PRAGMA hard_heap_limit)

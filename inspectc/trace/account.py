@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 from inspectc.report.account import ACCOUNT_EVENT
-from inspectc.report.writer import ReportWriter
+from inspectc.trace.sink import Sink
 
 
 def account_name(name: str, metadata: dict[str, Any]) -> str:
@@ -48,7 +48,7 @@ class RecordAccount:
     def records(self) -> int:
         return sum(self.used.values()) + sum(self.kept_raw.values())
 
-    def write(self, writer: ReportWriter, rank: int | None, outside: dict[str, Any]) -> None:
+    def write(self, writer: Sink, rank: int | None, outside: dict[str, Any]) -> None:
         """One ``inspectc_account`` event; *outside*: phases and inputs logged outside a compile."""
         if not self.records:
             return

@@ -10,7 +10,6 @@ lacks stays ``None``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -19,14 +18,15 @@ from typing import Any
 
 from inspectc.errors import RankConflict
 from inspectc.report.model import Frame, GraphBreak, StackFrame
-from inspectc.report.writer import ReportWriter
 from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind
+from inspectc.trace.own import is_own_frame, users_frames  # noqa: F401 - is_own_frame re-exported
 from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.records import StringTable, compile_id, event_name
 from inspectc.trace.run_records import RunRecordsBuilder
+from inspectc.trace.sink import Sink
 
 # Events that belong to a frame but carry nothing for the structured view (kept raw).
 # (compile_extras.EVENTS -- autotuning, CUDA graphs, symbolic shapes -- go to _on_extra.)
@@ -57,15 +57,6 @@ _GRAPH_EVENTS = {
     "compiled_autograd_graph": "compiled_autograd",  # on the compiled-autograd id ("!0")
 }
 
-# inspectc's own frames (and runpy's) sit under the user's frames in `inspectc run`: the
-# console script, `python -m inspectc`, the CLI and the runner. They are known by the package's
-# folder (this checkout) and by their place in the package (a log made by inspectc elsewhere).
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # inspectc/
-_OWN_FRAME = re.compile(
-    r"(?:^|[/\\])(?:inspectc[/\\](?:__main__|cli[/\\]\w+|capture[/\\]runner)\.py"
-    r"|(?:bin|Scripts)[/\\]inspectc(?:\.exe|-script\.py)?)$"
-)
-_RUNNER_FILES = ("<frozen runpy>", "runpy.py")
 FRAME_WRITE_S = 0.05
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
@@ -74,11 +65,11 @@ _AOT_ID = re.compile(r"#\s*AOT ID:\s*\[?'?(\S*?)'?\]?\s*$", re.MULTILINE)
 
 
 class Builder:
-    """Feeds events into a :class:`ReportWriter`, keeping per-frame state in memory."""
+    """Feeds events into a :class:`Sink`, keeping per-frame state in memory."""
 
     def __init__(
         self,
-        writer: ReportWriter,
+        writer: Sink,
         *,
         rank: int | None = None,
         on_frame: Callable[[Frame], None] | None = None,
@@ -278,7 +269,8 @@ class Builder:
     # -- handlers (signature: self, state, name, metadata, payload, seq) --------------
     def _on_dynamo_start(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         st.attempts += 1
-        stack = self._stack((md.get("dynamo_start") or {}).get("stack"))
+        start = md.get("dynamo_start")
+        stack = self._stack(start.get("stack") if isinstance(start, dict) else None)
         if stack:
             st.user_stack = stack
             top = stack[-1]
@@ -417,22 +409,6 @@ class Builder:
 def _graph_break(text: str) -> GraphBreak:
     parsed = breaks.parse_break(text)
     return replace(parsed, user_stack=users_frames(parsed.user_stack))
-
-
-def users_frames(stack: tuple[StackFrame, ...]) -> tuple[StackFrame, ...]:
-    """*stack* without inspectc's own frames and runpy's: it starts at the user's code."""
-    return tuple(f for f in stack if not is_own_frame(f.filename))
-
-
-def is_own_frame(filename: str | None) -> bool:
-    """A frame of inspectc's entry chain (or runpy's) that sits under the user's frames."""
-    if not filename:
-        return False
-    return (
-        filename.startswith(_PACKAGE_DIR)
-        or filename.endswith(_RUNNER_FILES)
-        or _OWN_FRAME.search(filename) is not None
-    )
 
 
 _HANDLERS: dict[str, Callable[..., bool | None]] = {

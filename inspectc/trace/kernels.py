@@ -11,12 +11,12 @@ import json
 from dataclasses import replace
 
 from inspectc.report.model import Kernel, Origin
-from inspectc.report.writer import ReportWriter
 from inspectc.trace.frames import FrameState
 from inspectc.trace.payloads import output_code, provenance
+from inspectc.trace.sink import Sink
 
 
-def add_output_code(writer: ReportWriter, st: FrameState, payload: str, seq: int, kind: str) -> None:
+def add_output_code(writer: Sink, st: FrameState, payload: str, seq: int, kind: str) -> None:
     """The kernels of one output code module (graph *kind*) become the frame's last graph."""
     st.graph_code = payload
     st.graph_kernels = []
@@ -66,7 +66,7 @@ def read_kernel_nodes(st: FrameState, payload: str | None) -> bool:
     return True
 
 
-def apply_provenance(writer: ReportWriter, st: FrameState) -> None:
+def apply_provenance(writer: Sink, st: FrameState) -> None:
     """Fused nodes and origins of the last graph's kernels, from its provenance records.
 
     Provenance names each call site ``<kernel>:<handle>`` (handles in call order, as the

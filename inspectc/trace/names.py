@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from inspectc.report.library import in_library
 from inspectc.report.model import Guard, StackFrame
 
 # (function, path ending) of wrappers Dynamo compiles in place of the user's callable.
@@ -25,7 +26,6 @@ WRAPPERS: tuple[tuple[str, str], ...] = (
     ("wrapped_func", "transformers/utils/deprecation.py"),
     ("inner", "torch/_dynamo/external_utils.py"),
 )
-_LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3")
 _SELF_TYPE = re.compile(r"type=<class '(?:[\w.]*\.)?(?P<cls>\w+)'>")
 # A module call runs forward through these (``model.compile()`` compiles ``_call_impl`` in
 # place, so its frames are entered from ``_wrapped_call_impl`` alone).
@@ -44,8 +44,7 @@ def is_wrapper(function: str | None, filename: str | None) -> bool:
 def call_site(stack: Sequence[StackFrame]) -> StackFrame | None:
     """The user's line that called into the compiled frame (the stack's last one is the frame)."""
     for entry in reversed(stack[:-1]):
-        path = (entry.filename or "").replace("\\", "/")
-        if entry.filename and not any(part in path for part in _LIBRARY) and not path.startswith("<"):
+        if entry.filename and not in_library(entry.filename) and not entry.filename.startswith("<"):
             return entry
     return None
 

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, TypeGuard
 
+from inspectc.report.model import CompileId
+
 __all__ = [
     "CONTEXT_KEYS",
     "StringTable",
@@ -125,9 +127,13 @@ def compile_id(metadata: dict[str, Any]) -> str | None:
     frame_compile = metadata.get("frame_compile_id")
     autograd = metadata.get("compiled_autograd_id")
     has_frame = _is_int(frame) and _is_int(frame_compile)
-    if _is_int(autograd):
-        return f"!{autograd}/{frame}/{frame_compile}" if has_frame else f"!{autograd}"
-    return f"{frame}/{frame_compile}" if has_frame else None
+    if not has_frame and not _is_int(autograd):
+        return None
+    return CompileId(
+        autograd=autograd if _is_int(autograd) else None,
+        frame=frame if has_frame else None,
+        compile=frame_compile if has_frame else None,
+    ).text
 
 
 class StringTable:

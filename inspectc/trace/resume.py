@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from inspectc.report.model import CompileId
 from inspectc.trace.frames import FrameState
 
 PREFIX = "torch_dynamo_resume_in_"
@@ -57,7 +58,7 @@ def name_orphans(entries: list[FrameState]) -> None:
     """A compile id logged without its ``dynamo_start`` (the recompile limit hit: ``0/4`` has
     only its recompile reasons) is the same code object as the other compiles of its frame
     id: it takes their function, file and line rather than staying unnamed."""
-    named: dict[tuple[int | None, str], FrameState] = {}
+    named: dict[tuple[int | None, FramePart], FrameState] = {}
     for st in entries:
         if st.function:
             named.setdefault((st.rank, _frame_part(st.compile_id)), st)
@@ -68,6 +69,11 @@ def name_orphans(entries: list[FrameState]) -> None:
             st.line = st.line if st.line is not None else known.line
 
 
-def _frame_part(compile_id: str) -> str:
-    """ "0/4" -> "0", "!1/0/2_1" -> "!1/0", "0/4#2" -> "0"."""
-    return compile_id.split("#")[0].rsplit("/", 1)[0]
+FramePart = tuple[int | None, int | None] | str
+
+
+def _frame_part(compile_id: str) -> FramePart:
+    """Which frame (of which compiled-autograd graph) a compile id is of: "0/4" and "0/4#2" ->
+    (None, 0), "!1/0/2_1" -> (1, 0); text that is no compile id stands for itself."""
+    cid = CompileId.parse(compile_id)
+    return (cid.autograd, cid.frame) if str(cid) == compile_id else compile_id

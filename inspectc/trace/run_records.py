@@ -38,8 +38,8 @@ from inspectc.report.runrecords import (
     Link,
     RunRecords,
 )
-from inspectc.report.writer import ReportWriter
 from inspectc.trace.payloads import artifacts, export
+from inspectc.trace.sink import Sink
 
 Resolve = Callable[[Any], str | None]
 
@@ -95,7 +95,7 @@ class _Aot:
 
 
 class RunRecordsBuilder:
-    def __init__(self, writer: ReportWriter, resolve: Resolve) -> None:
+    def __init__(self, writer: Sink, resolve: Resolve) -> None:
         self.writer = writer
         self.resolve = resolve
         self.programs: list[ExportedProgram] = []

@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from inspectc.report.model import FrameTiming, KernelTime
-from inspectc.report.writer import ReportWriter
 from inspectc.trace.frames import FrameState
 from inspectc.trace.kernel_names import op_key, site_number
+from inspectc.trace.sink import Sink
 
 CUDA_GRAPHS_UNNAMED = (
     "CUDA graphs: in a graph replay the profiler names the library kernels an extern op ran "
@@ -92,7 +92,7 @@ def _join(st: FrameState, graph: dict[str, Any]) -> tuple[list[tuple[int, dict[s
     return joined, rest
 
 
-def apply_times(writer: ReportWriter, st: FrameState, payload: str | None) -> bool:
+def apply_times(writer: Sink, st: FrameState, payload: str | None) -> bool:
     """Measured calls of the frame's kernels, and the frame's ``timing``.
 
     A frame may get several payloads (a backward graph without an FX graph key is placed by
