@@ -5,7 +5,8 @@ Each round runs the same script four ways (plain, TORCH_TRACE, `inspectc run`, `
 between rounds so drift hits all alike. Prints, per variant, the median wall time and the
 median CPU time (user + sys of the run and every process it waited for: g++, compile workers;
 steadier than wall time on a shared machine), their ratios to plain python, and the ratios the
-targets name. Targets (issue 23): inspectc run <= 1.05x plain (samples/mlp_train.py, ~14 s
+targets name, also as the median of each round's own ratio (runs of one round are minutes
+apart, so that one follows the machine's load better). Targets (issue 23): inspectc run <= 1.05x plain (samples/mlp_train.py, ~14 s
 cold on two cores), --no-timings about TORCH_TRACE's cost.
 
 --breakdown adds two runs of plain python with one of capture's Inductor switches each
@@ -146,6 +147,7 @@ def main() -> None:
     parser.add_argument(
         "--breakdown", action="store_true", help="also plain python with each Inductor switch of capture"
     )
+    parser.add_argument("--only", default="", help="comma-separated variants (python is always run)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each run as it ends")
     parser.add_argument("--loop", action="store_true", help="step time of a training loop after the window")
     parser.add_argument("--profile", action="store_true", help="where capture's own time goes (cProfile)")
@@ -194,6 +196,9 @@ def main() -> None:
         ):
             code = _WITH_SWITCH.format(set=setting)
             variants[name] = lambda d, code=code: [sys.executable, "-c", code, opts.script, *opts.args]
+    if opts.only:  # e.g. --only "python,inspectc run": more rounds of the pair the target names
+        keep = {"python", *(n.strip() for n in opts.only.split(","))}
+        variants = {n: v for n, v in variants.items() if n in keep}
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     names = list(variants)
     load = [os.getloadavg()[0]]
@@ -234,9 +239,14 @@ def main() -> None:
         ("inspectc run", "python", "target <= 1.05"),
         ("inspectc --no-timings", "TORCH_TRACE python", "TORCH_TRACE's own cost"),
     ):
+        if top not in wall or base not in wall:
+            continue
+        paired_wall = statistics.median(t[0] / b[0] for t, b in zip(times[top], times[base], strict=True))
+        paired_cpu = statistics.median(t[1] / b[1] for t, b in zip(times[top], times[base], strict=True))
         print(
             f"{top} / {base}: wall {wall[top] / wall[base]:.3f}, CPU {cpu[top] / cpu[base]:.3f}"
-            f" (medians of {opts.rounds}; {aim})"
+            f" (ratio of medians of {opts.rounds}); median of the rounds' own ratios:"
+            f" wall {paired_wall:.3f}, CPU {paired_cpu:.3f} ({aim})"
         )
 
 
