@@ -12,8 +12,21 @@ from __future__ import annotations
 # ``inspectc.capture`` is the function below, also after ``inspectc.capture.session`` (the
 # package of the same name) has been imported: binding it here, after the package import,
 # keeps the notebook API callable on every use.
+from typing import TYPE_CHECKING, Any
+
 from inspectc.api import capture, open  # noqa: E402, A004  (torch-free: torch only when capturing)
-from inspectc.report.open import open_report  # noqa: E402
 from inspectc.version import __version__
 
+if TYPE_CHECKING:
+    from inspectc.report.open import open_report
+
 __all__ = ["__version__", "capture", "open", "open_report"]
+
+
+def __getattr__(name: str) -> Any:
+    """``open_report`` loads the report readers on first use (``inspectc run`` needs none)."""
+    if name == "open_report":
+        from inspectc.report.open import open_report
+
+        return open_report
+    raise AttributeError(f"module 'inspectc' has no attribute {name!r}")

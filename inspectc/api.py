@@ -14,10 +14,13 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import inspectc.capture  # noqa: F401 - loaded before the package binds ``capture`` (see below)
-from inspectc.readers.notebook import ReportDisplay, ReportView
 
 if TYPE_CHECKING:
     from inspectc.capture.session import Capture
+    from inspectc.readers.notebook import ReportView
+
+# The notebook display (and the report readers under it) load on first use: ``inspectc run``
+# imports this package before the script starts and never shows a report in a notebook.
 
 
 def capture(path: str | os.PathLike[str] = "run.inspectc", **options: Any) -> Capture:
@@ -31,12 +34,15 @@ def capture(path: str | os.PathLike[str] = "run.inspectc", **options: Any) -> Ca
 
 def open(path: str | os.PathLike[str]) -> ReportView:  # noqa: A001 - inspectc.open(path)
     """A report, bundle or rank folder for a notebook cell (raises InspectcError if it won't open)."""
+    from inspectc.readers.notebook import ReportView
+
     return ReportView(path)
 
 
 @functools.cache
 def _notebook_capture() -> type[Capture]:
     from inspectc.capture.session import Capture  # torch is imported only when capturing
+    from inspectc.readers.notebook import ReportDisplay
 
     class NotebookCapture(Capture, ReportDisplay):
         """A :class:`Capture` that displays its report in a notebook."""

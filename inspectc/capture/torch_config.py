@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
+from types import FrameType
 from typing import Any
 
 from inspectc.capture.torch_api import Missing, Restore
@@ -127,15 +128,25 @@ def non_default_config() -> list[tuple[str, str]] | Missing:
 
 # -- backends -----------------------------------------------------------------------------------
 def note_fullgraph(seen: dict[int, bool], scanned: set[int]) -> None:
-    """While a compile starts its ``OptimizeContext`` is alive: read ``fullgraph`` for the
-    backends not yet scanned into *seen* (one scan of live objects per new backend, not per
-    frame; a compiled function freed before the run ends would otherwise be lost)."""
+    """While a compile starts its ``OptimizeContext`` is alive: read ``fullgraph`` into *seen*.
+
+    The compiling call's own context is on the stack (the ``self`` of Dynamo's wrapper in
+    ``eval_frame.py``): read there, at every compile, for the cost of a stack walk. Where it is
+    not (``torch._dynamo.optimize`` used as a context manager), the live objects are scanned,
+    once per new backend (a compiled function freed before the run ends would otherwise be lost).
+    """
     eval_frame = sys.modules.get("torch._dynamo.eval_frame")
     cached = getattr(eval_frame, "cached_backends", None)
-    if not isinstance(cached, dict) or scanned.issuperset(cached):
+    if not isinstance(cached, dict):
         return
-    scanned.update(cached)
-    for key, flag in _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None)).items():
+    context_type = getattr(eval_frame, "OptimizeContext", None)
+    found = _fullgraph_on_stack(context_type, getattr(eval_frame, "__file__", None))
+    if not found:
+        if scanned.issuperset(cached):
+            return
+        scanned.update(cached)
+        found = _fullgraph_by_backend(context_type)
+    for key, flag in found.items():
         seen[key] = seen.get(key, False) or flag
 
 
@@ -153,7 +164,11 @@ def compile_backends(seen: dict[int, bool] | None = None) -> tuple[CompileBacken
     cached = getattr(eval_frame, "cached_backends", None)
     if not isinstance(cached, dict):
         return None
-    fullgraph = {**(seen or {}), **_fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None))}
+    fullgraph = dict(seen or {})
+    if any(b is not None and id(b) not in fullgraph for b in cached.values()):
+        # a backend never seen compiling: its context can only be found among live objects
+        for key, flag in _fullgraph_by_backend(getattr(eval_frame, "OptimizeContext", None)).items():
+            fullgraph[key] = fullgraph.get(key, False) or flag
     with warnings.catch_warnings():  # reading a backend's config warns of deprecated keys
         warnings.simplefilter("ignore")
         return _backends(list(cached.values()), fullgraph)
@@ -181,25 +196,46 @@ def _backends(backends: list[object], fullgraph: dict[int, bool]) -> tuple[Compi
 
 
 def _fullgraph_by_backend(context_type: object) -> dict[int, bool]:
-    """id(backend) -> fullgraph, from the live ``OptimizeContext`` objects."""
+    """id(backend) -> fullgraph, from the live ``OptimizeContext`` objects (a scan of every
+    object the garbage collector tracks: ~0.1-0.3 s in a process that compiled)."""
     import gc
 
     if not isinstance(context_type, type):
         return {}
     found: dict[int, bool] = {}
     for obj in gc.get_objects():
-        if type(obj) is not context_type:  # type(): a weak proxy's isinstance() may raise
-            continue
-        backend = getattr(obj, "callback", None)
-        for _ in range(8):  # CatchErrorsWrapper -> ConvertFrame(Assert) -> the backend
-            inner = getattr(backend, "_torchdynamo_orig_backend", None)
-            if inner is None:
-                break
-            backend = inner
-        flag = getattr(obj, "fullgraph", None)
-        if backend is not None and isinstance(flag, bool):
-            found[id(backend)] = found.get(id(backend), False) or flag
+        if type(obj) is context_type:  # type(): a weak proxy's isinstance() may raise
+            _note_context(obj, found)
     return found
+
+
+def _fullgraph_on_stack(context_type: object, eval_frame_file: str | None) -> dict[int, bool]:
+    """id(backend) -> fullgraph of the innermost ``OptimizeContext`` whose wrapper
+    (``compile_wrapper``, a closure over the context as ``self``) is on this thread's stack."""
+    if not isinstance(context_type, type) or not eval_frame_file:
+        return {}
+    found: dict[int, bool] = {}
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == eval_frame_file:
+            context = frame.f_locals.get("self")
+            if type(context) is context_type:
+                _note_context(context, found)
+                break
+        frame = frame.f_back
+    return found
+
+
+def _note_context(context: object, found: dict[int, bool]) -> None:
+    backend = getattr(context, "callback", None)
+    for _ in range(8):  # CatchErrorsWrapper -> ConvertFrame(Assert) -> the backend
+        inner = getattr(backend, "_torchdynamo_orig_backend", None)
+        if inner is None:
+            break
+        backend = inner
+    flag = getattr(context, "fullgraph", None)
+    if backend is not None and isinstance(flag, bool):
+        found[id(backend)] = found.get(id(backend), False) or flag
 
 
 def _inductor_mode(options: dict[str, Any]) -> str | None:

@@ -9,7 +9,7 @@ The schema version and its changelog live in ``schema.py``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 # Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
@@ -361,10 +361,20 @@ T = TypeVar("T")
 _NESTED: dict[type, dict[str, type]] = {}
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def to_plain(obj: Any) -> Any:
-    """A dataclass (or nested structure of them) as JSON-ready dicts and lists."""
-    if hasattr(obj, "__dataclass_fields__"):
-        return {k: to_plain(v) for k, v in asdict(obj).items()}
+    """A dataclass (or nested structure of them) as JSON-ready dicts and lists.
+
+    Field by field, as ``dataclasses.asdict`` and its deep copy of every value would give,
+    without the copy (a frame is written again at each flush of a long run).
+    """
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
+    if names is not None:
+        return {name: to_plain(getattr(obj, name)) for name in names}
     if isinstance(obj, (list, tuple)):
         return [to_plain(v) for v in obj]
     if isinstance(obj, dict):
