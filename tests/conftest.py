@@ -1,16 +1,23 @@
-"""Shared fixtures. Compiles are slow on two cores, so captured runs are session-scoped.
+"""Shared fixtures. Compiles are slow on two cores, so captured runs are shared by the session.
 
-Inductor's and Triton's caches live in a temporary folder for the whole test session (never
-the user's ~/.cache), set before anything imports torch.
+One temporary folder serves the whole test session, every pytest-xdist worker included (the
+controller makes it and its workers inherit it through ``INSPECTC_TEST_SESSION``): Inductor's
+and Triton's caches (never the user's ~/.cache, set before anything imports torch) and the
+captured runs of :class:`Captures`, each made once by whichever worker asks first.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,15 +27,38 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 REPORTS = SAMPLES / "reports"
 
-_SESSION_TMP = Path(tempfile.mkdtemp(prefix="inspectc-tests-"))
+_SESSION_ENV = "INSPECTC_TEST_SESSION"
+_inherited = os.environ.get(_SESSION_ENV, "") if os.environ.get("PYTEST_XDIST_WORKER") else ""
+_OWNER = not (_inherited and Path(_inherited).is_dir())  # the controller (or a lone session)
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="inspectc-tests-")) if _OWNER else Path(_inherited)
+os.environ[_SESSION_ENV] = str(_SESSION_TMP)  # xdist workers start after this: they inherit it
 _CACHE = _SESSION_TMP / "inductor-cache"
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_CACHE)
 os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
-os.environ.setdefault("INSPECTC_PROVENANCE_CACHE", str(_SESSION_TMP / "provenance-cache"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    shutil.rmtree(_SESSION_TMP, ignore_errors=True)
+    if _OWNER:  # after the workers ended
+        shutil.rmtree(_SESSION_TMP, ignore_errors=True)
+
+
+# -- heaviest files first ---------------------------------------------------------------------
+# `make pytest` hands whole files to two workers (`--dist loadfile --no-loadscope-reorder`),
+# in collection order, each worker taking the next file when it is free. A heavy file taken
+# last keeps one worker busy while the other idles, so the files measured heaviest go first
+# (test time on two cores, most first); any other file keeps its place after them.
+HEAVY_FIRST = (
+    "test_reliability.py",
+    "test_workloads.py",
+    "test_hostile.py",
+    "test_diff.py",
+    "test_endings.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep order
 
 
 # -- every test that compiles carries @pytest.mark.capture ---------------------------------
@@ -143,7 +173,12 @@ class CapturedRun:
 
 
 class Captures:
-    """Runs samples under ``inspectc run`` once per session and hands out the reports."""
+    """Runs samples under ``inspectc run`` once per test session and hands out the reports.
+
+    The session's xdist workers share the runs: the first worker to ask for one makes it (under
+    a file lock), the others wait for it and read what it wrote. Runs that name the same
+    private Inductor *cache* take turns, so the first of them is the cold one.
+    """
 
     def __init__(self, base: Path) -> None:
         self.base = base
@@ -164,32 +199,69 @@ class Captures:
             raise AssertionError(f"{unmarked.nodeid} captures {sample} but has no @pytest.mark.capture")
         if key not in self._done:
             name = Path(sample).stem + (f"-{cache}" if cache else "") + (f"-{label}" if label else "")
-            name += f"-{len(self._done)}" if (self.base / name).exists() else ""
-            out = self.base / name
-            out.mkdir(parents=True, exist_ok=True)
-            report = out / f"{name}.inspectc"
-            trace_dir = out / "trace"
-            proc = run_cli(
-                "run",
-                "-o",
-                str(report),
-                *run_opts,
-                str(SAMPLES / sample),
-                *args,
-                cwd=out,
-                env={
-                    "TORCH_TRACE": str(trace_dir),
-                    "TORCHINDUCTOR_CACHE_DIR": str(_SESSION_TMP / f"cache-{cache}" if cache else _CACHE),
-                },
-            )
-            self._done[key] = CapturedRun(report=report, trace_dir=trace_dir, proc=proc)
+            out = self.base / f"{name}-{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:10]}"
+            with _file_lock(self.base / (f"cache-{cache}.lock" if cache else f"{out.name}.lock")):
+                self._done[key] = _made(out) or self._make(out, name, sample, args, run_opts, cache)
         return self._done[key]
+
+    def _make(
+        self,
+        out: Path,
+        name: str,
+        sample: str,
+        args: tuple[str, ...],
+        run_opts: tuple[str, ...],
+        cache: str | None,
+    ) -> CapturedRun:
+        shutil.rmtree(out, ignore_errors=True)  # what a worker killed midway left
+        out.mkdir(parents=True)
+        report = out / f"{name}.inspectc"
+        trace_dir = out / "trace"
+        proc = run_cli(
+            "run",
+            "-o",
+            str(report),
+            *run_opts,
+            str(SAMPLES / sample),
+            *args,
+            cwd=out,
+            env={
+                "TORCH_TRACE": str(trace_dir),
+                "TORCHINDUCTOR_CACHE_DIR": str(_SESSION_TMP / f"cache-{cache}" if cache else _CACHE),
+            },
+        )
+        made = {"report": report.name, "args": proc.args, "returncode": proc.returncode}
+        (out / "proc.json.tmp").write_text(json.dumps({**made, "stdout": proc.stdout, "stderr": proc.stderr}))
+        (out / "proc.json.tmp").replace(out / "proc.json")  # last: the run is complete
+        return CapturedRun(report=report, trace_dir=trace_dir, proc=proc)
+
+
+def _made(out: Path) -> CapturedRun | None:
+    """The run another worker of this session made in *out*, if it finished."""
+    try:
+        made = json.loads((out / "proc.json").read_text())
+    except FileNotFoundError:
+        return None
+    proc = subprocess.CompletedProcess(made["args"], made["returncode"], made["stdout"], made["stderr"])
+    return CapturedRun(report=out / made["report"], trace_dir=out / "trace", proc=proc)
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes, or its process dies
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
-def captures(tmp_path_factory: pytest.TempPathFactory) -> Captures:
+def captures() -> Captures:
     pytest.importorskip("torch")
-    return Captures(tmp_path_factory.mktemp("captures"))
+    base = _SESSION_TMP / "captures"
+    base.mkdir(exist_ok=True)
+    return Captures(base)
 
 
 @pytest.fixture(scope="session")

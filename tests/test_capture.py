@@ -127,10 +127,20 @@ def test_training_step_has_forward_and_backward(captures: Captures) -> None:
     # the capture test_backward, test_fusion_timings, test_bench and test_diff share: no compile of its own
     run = captures.get("mlp_train.py", "--steps", "12", cache="fusion-mlp")
     assert run.proc.returncode == 0, run.proc.stderr
+    # What torch itself wrote to TORCH_TRACE in the same run: one wrapper per compiled graph,
+    # headed "# AOT ID: ['0_forward']" / "['0_backward']". A missing backward is then either
+    # torch's (no record) or capture's (a record the report lost), never a guess.
+    headers = re.findall(r"^\t# AOT ID: \['\d+_(\w+)'\]$", run.trace_log(), re.MULTILINE)
+    assert raw_count(run, "inductor_output_code") == len(headers) == 2, headers
+    assert sorted(headers) == ["backward", "forward"], headers
     with open_report(run.report) as report:
         (frame,) = [f for f in report.frames if f.kernel_count]
         for kind in ("dynamo", "aot_forward", "aot_backward", "post_grad", "output_code_backward"):
-            assert kind in frame.graph_kinds, kind
+            assert kind in frame.graph_kinds, (kind, frame.graph_kinds, report.run.capture_errors)
+        assert [k for k in frame.graph_kinds if k.startswith("output_code")] == [
+            "output_code",
+            "output_code_backward",
+        ], frame.graph_kinds
         assert "relu" not in (report.graph(frame.compile_id, "aot_forward") or "")
         kernels = report.frame_kernels(frame.compile_id)
         assert any(k.language == "cpp" for k in kernels)

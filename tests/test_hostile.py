@@ -1242,30 +1242,40 @@ def test_a_query_past_its_budget_is_one_line(tmp_path: Path) -> None:
 
 
 def test_cancel_and_ctrl_c_stop_a_running_query_within_a_second(tmp_path: Path) -> None:
+    # Timed from the cancel (the signal) itself: on a loaded machine the timer thread may
+    # fire late, and that is not the query's reaction time.
     db, budget = untrusted.connect(GOLDEN)
     endless = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
-    timer = __import__("threading").Timer(0.3, untrusted.cancel)
+    cancelled_at: list[float] = []
+
+    def cancel() -> None:
+        cancelled_at.append(time.monotonic())
+        untrusted.cancel()
+
+    timer = __import__("threading").Timer(0.3, cancel)
     timer.start()
-    started = time.monotonic()
     with pytest.raises(ReportError, match="cancelled"):
         untrusted.run(db, budget, endless)
-    assert time.monotonic() - started < 1.5
+    assert cancelled_at and time.monotonic() - cancelled_at[0] < 1.2
     db.close()
     code = (
         "import os, signal, threading, time\n"
         "from pathlib import Path\n"
         "from inspectc.report import untrusted\n"
         f"db, budget = untrusted.connect(Path({str(GOLDEN)!r}))\n"
-        "threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
-        "t = time.monotonic()\n"
+        "sent = []\n"
+        "def interrupt():\n"
+        "    sent.append(time.monotonic())\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "threading.Timer(0.3, interrupt).start()\n"
         "try:\n"
         f"    untrusted.run(db, budget, {endless!r})\n"
         "except KeyboardInterrupt:\n"
-        "    print('interrupted after', round(time.monotonic() - t, 2))\n"
+        "    print('interrupted after', round(time.monotonic() - sent[0], 2))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert "interrupted after" in proc.stdout, proc.stderr
-    assert float(proc.stdout.split()[-1]) < 1.5
+    assert float(proc.stdout.split()[-1]) < 1.2
 
 
 def test_share_check_refuses_a_bundle_of_many_compressible_members(tmp_path: Path) -> None:
