@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,7 @@ class ReportWriter:
         self.path = Path(path)
         check_writable(self.path)
         self.failure: str | None = None
+        self.final_commit_s = 30.0  # how long close() waits for readers before saying what is lost
         self._lock = threading.RLock()
         self._dirty = True
         self._closed = False
@@ -201,11 +203,28 @@ class ReportWriter:
             if self._closed:
                 return
 
+    def _final_commit_locked(self) -> None:
+        """The last commit: a reader holding the file (``tui --follow``, a ``summary``) is
+        waited for up to :attr:`final_commit_s`, then the loss is said in :attr:`failure`
+        (closing rolls back what is not committed; it must never go silently)."""
+        deadline = time.monotonic() + self.final_commit_s
+        while not self._closed:
+            self._commit_locked(begin=False)
+            if not self._db.in_transaction:
+                return
+            if time.monotonic() >= deadline:
+                self.failure = (
+                    f"another process held {self.path} for {self.final_commit_s:g} s at the end;"
+                    " the rows since its last commit were not saved"
+                )
+                return
+            time.sleep(0.05)
+
     def close(self) -> None:
         self.before_flush = None  # its owner (a capture) is not kept alive by the flush thread
         with self._lock:
             if not self._closed:
-                self._commit_locked(begin=False)
+                self._final_commit_locked()
             if not self._closed:
                 self._closed = True
                 try:
