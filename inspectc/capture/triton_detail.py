@@ -12,7 +12,7 @@ method while capture runs (restored at stop) and, per autotuner:
   signature differs from those seen is recorded, up to ``LAUNCH_CAP`` per kernel.
 
 Each cubin is disassembled (``nvdisasm -g -c``, else ``cuobjdump -sass``, where on PATH) in the
-background as soon as it is read: :class:`Disassembler`, a few daemon threads that each run one
+background as soon as it is read: :class:`Disassembler`, four daemon threads that each run one
 subprocess at a time and end when idle, so the user's loop never waits on it. At stop capture
 waits only for what is still running, until ``SASS_WAIT_S``; a kernel whose disassembly missed
 that is marked "SASS not recorded: disassembly did not finish in N s" and its process killed.
@@ -43,8 +43,11 @@ from inspectc.report.kernel_detail import (
 )
 
 STAGE_SUFFIXES = ("ttir", "ttgir", "llir", "ptx")
-SASS_WAIT_S = float(os.environ.get("INSPECTC_SASS_WAIT_S", "10") or 10)  # at stop, for what still runs
-SASS_WORKERS = 3  # disassembly processes at once, in the background
+# At stop, for what still runs. 1 s: on an H200 the 92 resnet18 cubins took 7.8 s when the
+# process stopped right after its first training step (their first launches come at the end of
+# compile, so the background had nothing to overlap): waiting for all would be ~19% of compile.
+SASS_WAIT_S = float(os.environ.get("INSPECTC_SASS_WAIT_S", "1") or 1)
+SASS_WORKERS = 4  # disassembly processes at once, in the background
 SASS_IDLE_S = 2.0  # a worker thread ends after this long without a cubin
 CHECK_CALLS = 4096  # launches per kernel whose signature is compared; then every 64th
 CONFIG_CHECKS = 3  # launches per kernel at which the running launcher's config is compared
@@ -288,7 +291,10 @@ class KernelDetails:
             elif self._sass is None:
                 missing["sass"] = "neither nvdisasm nor cuobjdump on PATH"
             elif entry.sass is None or not entry.sass.done.is_set():
-                missing["sass"] = f"SASS not recorded: disassembly did not finish in {SASS_WAIT_S:g} s"
+                missing["sass"] = (
+                    f"SASS not recorded: disassembly did not finish in {SASS_WAIT_S:g} s"
+                    " (INSPECTC_SASS_WAIT_S=30 waits longer at the end of the run)"
+                )
             else:
                 text, why = entry.sass.result
                 if text is not None:
