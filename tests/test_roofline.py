@@ -205,6 +205,9 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
     assert "DRAM peak 4,802 GB/s" in shown and "% limit, fallback (~N%) for " in shown
     ir = run_cli("ir", str(report), k.name, check=True).stdout
     assert f"% of limit (DRAM model): {cell} of the DRAM peak 4,802 GB/s" in ir, ir
+    with open_report(report) as r:
+        dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
+    assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
     from inspectc.readers.share.info import gather, kernel_columns
 
     with open_report(report) as r:
