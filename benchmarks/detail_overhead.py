@@ -78,6 +78,8 @@ def main() -> int:
                 "hook_s": round(spent[0], 4),
                 "hook_calls": spent[1],
                 "stop_s": round(stop_s, 3),
+                # of it, the wait for SASS still running (background disassembly; None before)
+                "sass_wait_s": getattr(details, "sass_wait_s", None),
                 "kernels": n_kernels,
             }
         ),

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from inspectc.readers.roofline import dram_share, roofline
+from inspectc.readers.roofline import read_bytes, roofline
 from inspectc.report.reader import Report
 
 METRICS = (
@@ -128,8 +128,9 @@ def main() -> int:
             (k for k in report.kernels if k.name == r["name"] and k.compile_id == r.get("frame") and k.time),
             None,
         )
-        roof = roofline(kernel, bench) if kernel is not None else None
-        share = dram_share(kernel, report.kernel_detail(kernel), bench) if kernel is not None else None
+        roof = roofline(kernel, bench) if kernel is not None else None  # the fallback: Inductor's bytes
+        reads = read_bytes(report.kernel_detail(kernel)) if kernel is not None else None
+        share = roofline(kernel, bench, reads) if kernel is not None and reads is not None else None
         frac = share.fraction if share is not None else None
         rows.append(
             {
@@ -140,7 +141,7 @@ def main() -> int:
                 "basis": roof.basis if roof else None,
                 "limit_gbps": roof.limit_gbps if roof else None,
                 "roofline_pct": round(roof.fraction * 100, 1) if roof and roof.fraction is not None else None,
-                "read_bytes": share.read_bytes if share else None,
+                "read_bytes": reads,
                 "inspectc_pct": round(frac * 100, 1) if frac is not None else None,
                 "ncu_flushed": flushed.get(r["name"], {}),
                 "ncu_kept": kept.get(r["name"], {}),

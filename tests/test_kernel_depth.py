@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -247,8 +248,9 @@ def test_ir_and_export_show_stages_mapping_metadata_and_launches(tmp_path: Path)
 def test_ir_shows_the_dram_share_and_repro_names_its_default_method(tmp_path: Path) -> None:
     report, name, _load = _block_report_with_stages(tmp_path)
     out = run_cli("ir", str(report), name, check=True).stdout
-    # its recorded launch has no tensor: no bytes, said so (test_ncu_h200.py has the figure itself)
-    assert "DRAM share: not recorded (no launch with named input tensors)" in out
+    # its recorded launch has no tensor: no input bytes, so the named fallback (test_roofline.py
+    # has the DRAM model's figure on recorded H200 launches)
+    assert "% of limit (fallback): not recorded" in out
     script = tmp_path / "k.py"
     run_cli("repro", str(report), name, "-o", str(script), check=True)
     text = script.read_text()
@@ -283,6 +285,7 @@ def test_capture_keeps_the_config_that_runs_and_can_leave_sass_out(monkeypatch: 
     from inspectc.capture.triton_detail import KernelDetails
 
     errors: list[str] = []
+    monkeypatch.setenv("INSPECTC_SASS", "0")  # read when capture starts
     details = KernelDetails(errors.append)
     tuner = _Tuner()
     details._seen(tuner, (1, 2))
@@ -291,10 +294,56 @@ def test_capture_keeps_the_config_that_runs_and_can_leave_sass_out(monkeypatch: 
     details._seen(tuner, (1, 2))
     entry = next(iter(details._entries.values()))
     entry.cubin = b"\x7fELF"
-    monkeypatch.setenv("INSPECTC_SASS", "0")
     ((_, payload),) = details.events()
     data = json.loads(payload)
     assert data["config"] == {"kwargs": {"XBLOCK": 512}, "num_warps": 8, "num_stages": 1}
     assert data["config_at_first_launch"]["config"]["kwargs"] == {"XBLOCK": 1024}
     assert data["launchers_at_check"] == [data["config"]] and data["launches"][0]["count"] == 3
     assert data["missing"]["sass"] == "not disassembled (INSPECTC_SASS=0)" and not errors
+
+
+def test_sass_runs_in_the_background_and_stop_waits_only_until_its_deadline(tmp_path: Path) -> None:
+    """Real subprocesses standing in for nvdisasm: one answers, one hangs. Submitting returns at
+    once; stop waits for the hanging one only until the deadline, kills it and says so."""
+    from inspectc.capture.triton_detail import Disassembler
+
+    fast, slow = tmp_path / "fast-nvdisasm", tmp_path / "slow-nvdisasm"
+    fast.write_text("#!/bin/sh\necho '/*0000*/ MOV R1, c[0x0][0x28] ;'\n")
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    for tool in (fast, slow):
+        tool.chmod(0o755)
+    t0 = time.monotonic()
+    done = Disassembler([str(fast)], workers=2).submit(b"\x7fELF")
+    hung_by = Disassembler([str(slow)], workers=2)
+    hung = hung_by.submit(b"\x7fELF")
+    assert time.monotonic() - t0 < 0.5  # nothing waited for a process
+    assert done.done.wait(10) and done.result[0] is not None and "MOV R1" in done.result[0]
+    waited = hung_by.close([hung], 0.5)
+    assert 0.4 < waited < 5 and not hung.done.is_set() and hung.cancelled
+    assert hung.proc is not None and hung.proc.wait(5) != 0  # killed, not left running
+
+
+def test_stop_marks_sass_that_missed_the_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel whose disassembly still runs at stop: stop waits SASS_WAIT_S, then says so."""
+    from inspectc.capture import triton_detail
+    from inspectc.capture.triton_detail import KernelDetails
+
+    slow = tmp_path / "nvdisasm"
+    slow.write_text(f"#!/bin/sh\nexec {shutil.which('sleep')} 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("INSPECTC_SASS", raising=False)
+    monkeypatch.setattr(triton_detail, "SASS_WAIT_S", 0.3)
+    details = KernelDetails([].append)
+    details._seen(_Tuner(), (1, 2))
+    entry = next(iter(details._entries.values()))
+    assert details._sass is not None
+    entry.cubin, entry.sass = b"\x7fELF", details._sass.submit(b"\x7fELF")
+    t0 = time.monotonic()
+    ((_, payload),) = details.events()
+    assert time.monotonic() - t0 < 5 and details.sass_wait_s is not None
+    why = json.loads(payload)["missing"]["sass"]
+    assert (
+        why.startswith("SASS not recorded: disassembly did not finish in 0.3 s")
+        and "INSPECTC_SASS_WAIT_S" in why
+    )

@@ -13,10 +13,22 @@ from conftest import run_cli
 
 from inspectc.readers.graph import fusion_dot
 from inspectc.readers.graph.style import ROOF_BANDS
-from inspectc.readers.roofline import NOT_MEASURED, NOT_RECORDED, limit_text, roofline
+from inspectc.readers.roofline import (
+    DRAM_MODEL,
+    DRAM_PEAK_GBPS,
+    FALLBACK,
+    NOT_MEASURED,
+    NOT_RECORDED,
+    DramShare,
+    limit_text,
+    read_bytes,
+    roofline,
+)
 from inspectc.report.bench import BenchResults, BenchRun, summarize
+from inspectc.report.kernel_detail import DETAIL_EVENT, parse_detail
 from inspectc.report.model import Kernel
 from inspectc.report.open import open_report
+from inspectc.report.schema import compress
 
 H200 = Path(__file__).parent / "data" / "bench" / "resnet18-h200.inspectc"
 GB = re.compile(r"""['"]kernel_num_gb['"]:\s*([0-9.eE+-]+)""")
@@ -34,9 +46,9 @@ def _raw_bandwidth(path: Path) -> float:
         db.close()
 
 
-def test_fraction_is_bytes_over_the_isolated_columns_time_over_the_copy_bandwidth() -> None:
-    """One basis: the isolated column's profile (device time per launch), not the harness's
-    do_bench time, which carries the launch overhead (the harness only where no profile)."""
+def test_fallback_is_inductors_bytes_over_the_isolated_time_over_the_copy_bandwidth() -> None:
+    """Without a launch record (this report has none) the named fallback: Inductor's bytes over
+    the isolated column's profile (device time per launch; the harness only where no profile)."""
     limit = _raw_bandwidth(H200)
     assert 3000 < limit < 5000  # an H200 copies about 4.3 TB/s
     checked = 0
@@ -56,8 +68,8 @@ def test_fraction_is_bytes_over_the_isolated_columns_time_over_the_copy_bandwidt
             else:
                 launch_us = figures["kernel_harness"].median_us
             expected = float(found.group(1)) / (launch_us * 1e-6) / limit
-            assert rf.fraction == pytest.approx(expected)
-            assert limit_text(rf) == f"{expected * 100:.0f}%" + ("*" if expected > 1 else "")
+            assert rf.fraction == pytest.approx(expected) and rf.method == FALLBACK
+            assert limit_text(rf) == f"~{expected * 100:.0f}%" + ("*" if expected > 1 else "")
             checked += 1
     assert checked > 10
 
@@ -65,8 +77,8 @@ def test_fraction_is_bytes_over_the_isolated_columns_time_over_the_copy_bandwidt
 def test_kernels_table_and_graph_show_isolated_and_limit() -> None:
     shown = run_cli("kernels", str(H200), check=True).stdout
     assert "% limit" in shown.splitlines()[0] and "isolated" in shown.splitlines()[0]
-    assert re.search(r"triton_\S+.*n=\d+\s+\d+%", shown), shown
-    assert "limit " in shown and "GB/s" in shown
+    assert re.search(r"triton_\S+.*n=\d+\s+~\d+%", shown), shown
+    assert "% limit, fallback (~N%) for " in shown and "copy bandwidth" in shown and "GB/s" in shown
     with open_report(H200) as r:
         dot = fusion_dot(r, "0/0", max_nodes=0, color_by="roofline")
     assert "% of limit" in dot and "achieved bandwidth" in dot
@@ -94,7 +106,11 @@ def test_without_metadata_or_bench_it_says_why() -> None:
         run=BenchRun(started=0.0, bandwidth_gbps=100_000.0),
         figures={(None, "0/0", "output_code", "k"): {"kernel_harness": fig}},
     )
-    assert limit_text(roofline(with_gb, bench)) == "50%"  # 0.5 GB in 10 µs = 50 TB/s of 100
+    assert limit_text(roofline(with_gb, bench)) == "~50%"  # 0.5 GB in 10 µs = 50 TB/s of 100
+    # with a launch record: its bytes; no DRAM peak known for this device, so the copy bandwidth
+    dram = roofline(with_gb, bench, 250_000_000)
+    assert dram is not None and dram.method == DRAM_MODEL and limit_text(dram) == "25%"
+    assert dram.limit is not None and "DRAM peak not known" in dram.limit and dram.inductor_gb == 0.5
 
 
 def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices() -> None:
@@ -121,3 +137,86 @@ def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices() -> None:
     assert keys() == {("0/0", "a"), ("0/1", "c")}  # the re-measured module's old figures went
     table.write(db, BenchRun(started=4, device="cpu"), [((None, "0/1", "output_code", "d"), fig)])
     assert keys() == {("0/1", "d")}
+
+
+NCU = Path(__file__).parent / "data" / "gpu" / "ncu"
+
+
+def _h200_bench(key: tuple, launch_us: float) -> BenchResults:
+    fig = summarize([launch_us * 4] * 9, "module_profiler")  # one call = 4 launches
+    assert fig is not None
+    fig = type(fig)(**{**{f: getattr(fig, f) for f in fig.__dataclass_fields__}, "launches": 4.0})
+    return BenchResults(
+        run=BenchRun(started=0.0, device="NVIDIA H200", bandwidth_gbps=4248.0),
+        figures={key: {"module_profiler": fig}},
+    )
+
+
+def test_the_dram_model_on_recorded_h200_launches_is_irs_dram_share() -> None:
+    """The one function, on the recorded launches and isolated times of the ncu fixture: input
+    bytes over the isolated time per launch against the DRAM peak, the figure ncu is compared to."""
+    recorded = json.loads((NCU / "launches.json").read_text())
+    for name, rec in recorded.items():
+        reads = read_bytes(parse_detail(json.dumps(rec["detail"])))
+        assert reads is not None
+        kernel = Kernel(id=1, compile_id="0/0", name=name, language="triton", kind="pointwise", source_size=1)
+        rf = roofline(kernel, _h200_bench((None, "0/0", "output_code", name), rec["isolated_us"]), reads)
+        share = DramShare(
+            read_bytes=reads, launch_us=rec["isolated_us"], peak_gbps=DRAM_PEAK_GBPS["NVIDIA H200"]
+        )
+        assert rf is not None and rf.method == DRAM_MODEL and rf.limit == "DRAM peak"
+        assert rf.fraction == pytest.approx(share.fraction) and rf.launch_us == pytest.approx(
+            rec["isolated_us"]
+        )
+
+
+def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: Path) -> None:
+    """The H200 bench report plus a launch record (the ncu fixture's triton_poi_fused_7 launch,
+    given to one benched kernel): `kernels`, `ir`, `export` and the share show the same % of limit,
+    by the DRAM model for that kernel and by the named fallback for the others."""
+    report = tmp_path / "r.inspectc"
+    report.write_bytes(H200.read_bytes())
+    with open_report(H200) as r:
+        k = next(
+            k
+            for k in r.kernels
+            if k.language == "triton"
+            and "module_profiler" in r.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)
+        )
+    launch = json.loads((NCU / "launches.json").read_text())["triton_poi_fused_7"]["detail"]["launches"]
+    db = sqlite3.connect(report)
+    seq = db.execute("SELECT max(seq) + 1 FROM events").fetchone()[0]
+    detail = json.dumps({"name": k.name, "launches": launch})
+    db.execute(
+        "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload) VALUES (?, 0, -1, NULL, ?, ?, ?)",
+        (seq, DETAIL_EVENT, json.dumps({DETAIL_EVENT: {"name": k.name}}), compress(detail)),
+    )
+    db.commit()
+    db.close()
+    with open_report(report) as r:
+        rf = roofline(k, r.bench, read_bytes(r.kernel_detail(k)))
+    assert rf is not None and rf.method == DRAM_MODEL and rf.fraction is not None
+    cell = limit_text(rf)
+    assert not cell.startswith("~")
+    shown = run_cli("kernels", str(report), check=True).stdout
+    row = next(line for line in shown.splitlines() if line.startswith(k.name + " "))
+    assert re.search(rf"n=\d+\s+{re.escape(cell)}\s", row), (row, cell)
+    assert "% limit, DRAM model for 1 kernel: input bytes of the recorded launch" in shown
+    assert "DRAM peak 4,802 GB/s" in shown and "% limit, fallback (~N%) for " in shown
+    ir = run_cli("ir", str(report), k.name, check=True).stdout
+    assert f"% of limit (DRAM model): {cell} of the DRAM peak 4,802 GB/s" in ir, ir
+    with open_report(report) as r:
+        dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
+    assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
+    from inspectc.readers.share.info import gather, kernel_columns
+
+    with open_report(report) as r:
+        info = gather(r)
+    top = [x for x in info.top_kernels if x.language == "triton"]
+    assert top and all(info.bench[x.id][1].startswith("~") for x in top if x.id != k.id)
+    assert any("% limit, fallback (~N%)" in m for m in info.bench_methods)
+    assert "no launch record" in kernel_columns(info.top_kernels, info.bench, info.bench_methods).legend
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    exported = next(x for f in data["frames"] for x in f["kernels"] if x["name"] == k.name)
+    assert exported["roofline"]["method"] == DRAM_MODEL
+    assert exported["roofline"]["fraction"] == pytest.approx(rf.fraction)

@@ -11,9 +11,13 @@ method while capture runs (restored at stop) and, per autotuner:
 - at every launch (cheap: shapes and strides of the tensor arguments): a launch whose
   signature differs from those seen is recorded, up to ``LAUNCH_CAP`` per kernel.
 
-At stop it disassembles the cubins (``nvdisasm -g -c``, else ``cuobjdump -sass``, where on
-PATH, within a time budget) and writes one ``inspectc_kernel_detail`` event per kernel, and an
-``inspectc_cpu_build`` event (vector ISA, compile command) where Inductor built C++ kernels.
+Each cubin is disassembled (``nvdisasm -g -c``, else ``cuobjdump -sass``, where on PATH) in the
+background as soon as it is read: :class:`Disassembler`, four daemon threads that each run one
+subprocess at a time and end when idle, so the user's loop never waits on it. At stop capture
+waits only for what is still running, until ``SASS_WAIT_S``; a kernel whose disassembly missed
+that is marked "SASS not recorded: disassembly did not finish in N s" and its process killed.
+It writes one ``inspectc_kernel_detail`` event per kernel, and an ``inspectc_cpu_build`` event
+(vector ISA, compile command) where Inductor built C++ kernels.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from inspectc.report.irmap import kernel_file
@@ -39,13 +43,87 @@ from inspectc.report.kernel_detail import (
 )
 
 STAGE_SUFFIXES = ("ttir", "ttgir", "llir", "ptx")
-SASS_BUDGET_S = 30.0  # disassembly at stop, all kernels together
+# At stop, for what still runs. 1 s: on an H200 the 92 resnet18 cubins took 7.8 s when the
+# process stopped right after its first training step (their first launches come at the end of
+# compile, so the background had nothing to overlap): waiting for all would be ~19% of compile.
+SASS_WAIT_S = float(os.environ.get("INSPECTC_SASS_WAIT_S", "1") or 1)
+SASS_WORKERS = 4  # disassembly processes at once, in the background
+SASS_IDLE_S = 2.0  # a worker thread ends after this long without a cubin
 CHECK_CALLS = 4096  # launches per kernel whose signature is compared; then every 64th
 CONFIG_CHECKS = 3  # launches per kernel at which the running launcher's config is compared
 
 
+class _Job:
+    """One cubin's disassembly: its result once ``done`` is set, the process while it runs."""
+
+    __slots__ = ("cubin", "done", "result", "proc", "cancelled")
+
+    def __init__(self, cubin: bytes) -> None:
+        self.cubin = cubin
+        self.done = threading.Event()
+        self.result: tuple[str | None, str] = (None, "not disassembled")
+        self.proc: subprocess.Popen[str] | None = None
+        self.cancelled = False
+
+
+class Disassembler:
+    """Disassembles cubins in the background: at most ``workers`` subprocesses at once, in
+    daemon threads started on demand that end when idle (nothing blocks the loop or the exit)."""
+
+    def __init__(self, tools: list[str], workers: int = SASS_WORKERS) -> None:
+        self.tools = tools
+        self._workers = workers
+        self._lock = threading.Lock()
+        self._queue: list[_Job] = []
+        self._threads = 0
+        self._wake = threading.Condition(self._lock)
+        self._closed = False
+
+    def submit(self, cubin: bytes) -> _Job:
+        job = _Job(cubin)
+        with self._lock:
+            self._queue.append(job)
+            if self._threads < self._workers:
+                self._threads += 1
+                threading.Thread(target=self._work, name="inspectc-sass", daemon=True).start()
+            self._wake.notify()
+        return job
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue and not self._closed:
+                    self._wake.wait(SASS_IDLE_S)
+                if not self._queue or self._closed:
+                    self._threads -= 1
+                    return
+                job = self._queue.pop(0)
+            try:
+                job.result = _disassemble_any(self.tools, job)
+            except Exception as exc:  # noqa: BLE001 - recorded as the stage's reason
+                job.result = (None, f"disassembly failed: {type(exc).__name__}: {exc}")
+            job.done.set()
+
+    def close(self, jobs: list[_Job], wait_s: float) -> float:
+        """Wait until *jobs* are done or *wait_s* passed; kill what still runs. Seconds waited."""
+        start = time.monotonic()
+        for job in jobs:
+            job.done.wait(max(0.0, start + wait_s - time.monotonic()))
+        with self._lock:
+            self._closed = True
+            self._queue.clear()
+            self._wake.notify_all()
+        for job in jobs:
+            if not job.done.is_set():
+                job.cancelled = True
+                proc = job.proc
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+        return time.monotonic() - start
+
+
 class _Entry:
-    __slots__ = ("detail", "signatures", "calls", "cubin", "dropped")
+    __slots__ = ("detail", "signatures", "calls", "cubin", "dropped", "sass")
 
     def __init__(self, detail: dict[str, Any]) -> None:
         self.detail = detail
@@ -53,6 +131,7 @@ class _Entry:
         self.calls = 0
         self.cubin: bytes | None = None
         self.dropped = 0
+        self.sass: _Job | None = None  # its cubin's disassembly, started when the cubin was read
 
 
 class KernelDetails:
@@ -62,6 +141,12 @@ class KernelDetails:
         self._keep: list[Any] = []  # the autotuners themselves: ids stay unique while we run
         self._cls: Any = None
         self._orig: Any = None
+        self._sass_off = os.environ.get("INSPECTC_SASS", "1") == "0"
+        tools = (
+            [] if self._sass_off else [t for t in (shutil.which("nvdisasm"), shutil.which("cuobjdump")) if t]
+        )
+        self._sass = Disassembler(tools) if tools else None
+        self.sass_wait_s: float | None = None  # what stop waited for disassembly (benchmarks read it)
 
     def start(self) -> bool:
         try:
@@ -136,7 +221,7 @@ class KernelDetails:
         fresh = self._read(tuner, launcher)
         fresh.detail["config_at_first_launch"] = first
         fresh.signatures, fresh.calls, fresh.dropped = entry.signatures, entry.calls, entry.dropped
-        entry.detail, entry.cubin = fresh.detail, fresh.cubin
+        entry.detail, entry.cubin, entry.sass = fresh.detail, fresh.cubin, fresh.sass
 
     def _first(self, tuner: Any) -> _Entry:
         launchers = getattr(tuner, "launchers", None) or []
@@ -179,25 +264,18 @@ class KernelDetails:
             located = kernel_file(stages.get("ttir") or next(iter(stages.values())))
             detail.update(python_file=located, python_source=_read_text(located))
         entry.cubin = cubin
+        if cubin is not None and self._sass is not None:
+            entry.sass = self._sass.submit(cubin)  # in the background, from now
         return entry
 
     # -- at stop -----------------------------------------------------------------------------
     def events(self) -> list[tuple[dict[str, Any], str]]:
         """One (metadata, payload) per kernel, SASS added where a disassembler is on PATH."""
-        off = os.environ.get("INSPECTC_SASS", "1") == "0"  # SASS costs ~0.07 s a kernel at stop
-        tools = [] if off else [t for t in (shutil.which("nvdisasm"), shutil.which("cuobjdump")) if t]
-        deadline = time.monotonic() + SASS_BUDGET_S
-        sass: dict[int, tuple[str | None, str]] = {}
-        cubins = [(key, e.cubin) for key, e in self._entries.items() if e.cubin is not None]
-        if tools and cubins:  # one process per cubin, several at once (each starts in ~1 s)
-            workers = max(1, min(8, (os.cpu_count() or 2) // 2))
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {
-                    key: pool.submit(_disassemble_any, tools, cubin, deadline) for key, cubin in cubins
-                }
-                sass = {key: f.result() for key, f in futures.items()}
+        if self._sass is not None:  # wait only for what still runs, until SASS_WAIT_S
+            jobs = [e.sass for e in self._entries.values() if e.sass is not None]
+            self.sass_wait_s = self._sass.close(jobs, SASS_WAIT_S)
         out: list[tuple[dict[str, Any], str]] = []
-        for key, entry in self._entries.items():
+        for entry in self._entries.values():
             detail = dict(entry.detail)
             detail.pop("signature_names", None)
             detail["launches"] = [
@@ -208,12 +286,17 @@ class KernelDetails:
             missing = dict(detail.get("missing") or {})
             if entry.cubin is None:
                 missing.setdefault("sass", "no cubin in Triton's cache")
-            elif off:
+            elif self._sass_off:
                 missing["sass"] = "not disassembled (INSPECTC_SASS=0)"
-            elif not tools:
+            elif self._sass is None:
                 missing["sass"] = "neither nvdisasm nor cuobjdump on PATH"
+            elif entry.sass is None or not entry.sass.done.is_set():
+                missing["sass"] = (
+                    f"SASS not recorded: disassembly did not finish in {SASS_WAIT_S:g} s"
+                    " (INSPECTC_SASS_WAIT_S=30 waits longer at the end of the run)"
+                )
             else:
-                text, why = sass.get(key, (None, "not disassembled"))
+                text, why = entry.sass.result
                 if text is not None:
                     _put(detail, "sass", text)
                 else:
@@ -303,32 +386,41 @@ def _cache_folder(cache_hash: str | None) -> str | None:
     return None
 
 
-def _disassemble_any(tools: list[str], cubin: bytes, deadline: float) -> tuple[str | None, str]:
-    """nvdisasm -g (keeps the Python lines), else cuobjdump -sass; nothing past *deadline*."""
-    if time.monotonic() > deadline:
-        return None, f"disassembly budget ({SASS_BUDGET_S:.0f} s) spent"
+def _disassemble_any(tools: list[str], job: _Job) -> tuple[str | None, str]:
+    """nvdisasm -g (keeps the Python lines), else cuobjdump -sass."""
     whys = []
     for tool in tools:
-        text, why = _disassemble(tool, cubin)
+        if job.cancelled:
+            return None, "cancelled at stop"
+        text, why = _disassemble(tool, job)
         if text is not None:
             return text, ""
         whys.append(why)
     return None, "; ".join(whys)
 
 
-def _disassemble(tool: str, cubin: bytes) -> tuple[str | None, str]:
+def _disassemble(tool: str, job: _Job) -> tuple[str | None, str]:
     with tempfile.TemporaryDirectory(prefix="inspectc-sass-") as tmp:
         path = os.path.join(tmp, "k.cubin")
         with open(path, "wb") as fh:
-            fh.write(cubin)
+            fh.write(job.cubin)
         cmd = [tool, "-g", "-c", path] if tool.endswith("nvdisasm") else [tool, "-sass", path]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=20, check=False)  # noqa: S603
-        except (OSError, subprocess.TimeoutExpired) as exc:
+            proc = subprocess.Popen(  # noqa: S603
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
+            )
+        except OSError as exc:
             return None, f"{os.path.basename(tool)}: {exc}"
-        if done.returncode != 0:
-            return None, f"{os.path.basename(tool)} exited {done.returncode}: {done.stderr.strip()[:200]}"
-        return done.stdout, ""
+        job.proc = proc
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None, f"{os.path.basename(tool)}: no answer in 60 s"
+        if proc.returncode != 0:
+            return None, f"{os.path.basename(tool)} exited {proc.returncode}: {err.strip()[:200]}"
+        return out, ""
 
 
 def _arg(value: Any, name: str | None) -> dict[str, Any]:

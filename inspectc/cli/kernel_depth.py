@@ -68,9 +68,12 @@ def cmd_ir(args: argparse.Namespace) -> int:
             out.append(
                 f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
             )
-        from inspectc.readers.roofline import dram_share, dram_text
+        from inspectc.readers.roofline import detail_text, read_bytes, roofline
 
-        out.append(dram_text(dram_share(kernel, detail, report.bench)))
+        reads = read_bytes(detail)  # the same figure as `kernels`, share and the TUI
+        if reads is not None:
+            out.append(f"reads: {reads / 1e6:,.2f} MB, the input tensors of the recorded launch")
+        out.append(detail_text(roofline(kernel, report.bench, reads)))
         stage = args.stage
         if stage is not None:
             text = detail.stages.get(stage)

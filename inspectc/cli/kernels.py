@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.readers.roofline import OVER_LIMIT, limit_text, roofline
+from inspectc.readers.roofline import OVER_LIMIT, Roofline, launch_reads, limit_text, method_lines, roofline
 from inspectc.readers.text import cut_middle
 from inspectc.readers.text import printable as _clean
 from inspectc.readers.timefmt import (
@@ -59,10 +59,15 @@ def render_kernels(
     bench: BenchResults | None = None,
     frames: list[Frame] | None = None,
     run: Run | None = None,
+    reads: dict[int, int] | None = None,
 ) -> str:
-    """The kernel table: median per call and n, one unit per time column, noisy ones flagged."""
+    """The kernel table: median per call and n, one unit per time column, noisy ones flagged.
+
+    *reads*: input bytes of each kernel's recorded launch (``launch_reads``), for % limit."""
     bench = bench if bench is not None else BenchResults()
     ordered = kernel_rows(kernels, sort)
+    reads = reads or {}
+    roofs: dict[int, Roofline | None] = {k.id: roofline(k, bench, reads.get(k.id)) for k in ordered}
     isolated = {k.id: bench.primary(k.rank, k.compile_id, k.graph_kind, k.name) for k in ordered}
     iso = column_unit(f.median_us if f else None for f in isolated.values())
     med = column_unit(typical(k.time) for k in ordered)
@@ -91,7 +96,7 @@ def render_kernels(
                 tot.fmt(t.total_us if t else None),
                 f"{t.share * 100:.1f}%" if t and t.share is not None else "-",
                 isolated_text(isolated[k.id], iso),
-                limit_text(roofline(k, bench)),
+                limit_text(roofs[k.id]),
                 noise_text(t),
             )
         )
@@ -104,7 +109,8 @@ def render_kernels(
     lines.append("")
     lines.extend(footer(kernels, frames or [], run))
     lines.append(_bench_line(bench))
-    if any(limit_text(roofline(k, bench)).endswith("*") for k in kernels):
+    lines.extend(method_lines(list(roofs.values())))
+    if any(limit_text(r).endswith("*") for r in roofs.values()):
         lines.append(OVER_LIMIT)
     return "\n".join(lines)
 
@@ -166,10 +172,14 @@ def _bench_line(bench: BenchResults) -> str:
     run = bench.run
     if run is None:
         return "isolated: not measured (inspectc bench R re-runs each kernel in isolation)"
-    limit = f", limit {run.bandwidth_gbps:.0f} GB/s ({run.bandwidth_method})" if run.bandwidth_gbps else ""
+    copy = (
+        f", copy bandwidth {run.bandwidth_gbps:.0f} GB/s ({run.bandwidth_method})"
+        if run.bandwidth_gbps
+        else ""
+    )
     errors = f", {len(run.errors)} modules not measured" if run.errors else ""
     basis = "; isolated and % limit from one measurement: the isolated module profile (device time, launch overhead out)"
-    return f"isolated: inspectc bench on {run.device or 'an unknown device'}{limit}{errors}{basis}"
+    return f"isolated: inspectc bench on {run.device or 'an unknown device'}{copy}{errors}{basis}"
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
@@ -182,8 +192,12 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
                 known = ", ".join(f.compile_id for f in report.frames[:20])
                 raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
+        bench = report.bench
+        reads = launch_reads(report, kernels) if bench.run is not None else {}  # only where % limit can be
         print(
-            render_kernels(kernels, sort=args.sort, bench=report.bench, frames=report.frames, run=report.run)
+            render_kernels(
+                kernels, sort=args.sort, bench=bench, frames=report.frames, run=report.run, reads=reads
+            )
         )
     return 0
 

@@ -10,7 +10,7 @@ from inspectc.readers.analysis import break_groups
 from inspectc.readers.ddp import export_ddp_splits
 from inspectc.readers.rank_render import export_rank_differences
 from inspectc.readers.rank_runtime import export_runtime
-from inspectc.readers.roofline import roofline
+from inspectc.readers.roofline import METHODS, read_bytes, roofline
 from inspectc.report.irmap import line_map
 from inspectc.report.kernel_detail import grid_of, occupancy
 from inspectc.report.model import GRAPH_KINDS, Frame, Kernel, to_plain
@@ -181,7 +181,11 @@ def _compiled(report: Report, k: Kernel, sources: bool) -> dict[str, Any] | None
 
 
 def _roofline(report: Report, k: Kernel) -> dict[str, Any] | None:
-    r = roofline(k, report.bench)
+    """The one % of limit (``readers/roofline.py``) with its method named."""
+    if k.language != "triton":
+        return None
+    reads = read_bytes(report.kernel_detail(k)) if report.bench.run is not None else None
+    r = roofline(k, report.bench, reads)
     if r is None:
         return None
-    return {**to_plain(r), "fraction": r.fraction}
+    return {**to_plain(r), "fraction": r.fraction, "method_text": METHODS[r.method]}

@@ -1,11 +1,16 @@
-"""Roofline figures per Triton kernel: bytes moved over measured time against the device limit.
+"""% of limit per Triton kernel: one function for ``kernels``, share, the TUI, ``ir`` and the graph.
 
-Bytes (and FLOPs) are Inductor's own estimates, ``kernel_num_gb`` and ``kernel_flop`` in the
-kernel's ``inductor_meta`` (the output code parser keeps them in ``Kernel.meta``); Inductor
-writes them only under ``config.benchmark_kernel`` (``inspectc run --kernel-harness``). The
-time per launch is the isolated one of ``inspectc bench`` (its kernel harness, else its
-per-call profile over launches per call); the limit is the device-to-device copy bandwidth
-``inspectc bench`` measured once per run. No torch.
+The method (named in every output): the bytes of the input tensors of the kernel's recorded
+launch (capture's launch record; what Nsight Compute sees it read from DRAM, its outputs stay in
+L2 during the launch) over the isolated time per launch of ``inspectc bench`` (its module profile
+per launch, else its kernel harness), against the device's DRAM peak (ncu's peak; for a device not
+in :data:`DRAM_PEAK_GBPS`, the copy bandwidth ``inspectc bench`` measured). On an H200 this is
+within 10 points of ncu's ``dram__throughput`` for 15 of 20 kernels (benchmarks/ncu_h200.md).
+
+Fallback, named as such, for a kernel without a launch record (CPU captures, older reports,
+kernels capture did not see launch): Inductor's byte estimate (``kernel_num_gb``, inputs and
+outputs, written under ``--kernel-harness``) over the same time against the copy bandwidth; it
+overstates ncu up to 3x for write-heavy kernels. No torch.
 """
 
 from __future__ import annotations
@@ -15,107 +20,6 @@ from dataclasses import dataclass
 from inspectc.report.bench import BenchResults
 from inspectc.report.kernel_detail import KernelDetail
 from inspectc.report.model import Kernel
-
-NOT_RECORDED = "not recorded"  # this torch (or capture without --kernel-harness) left no bytes
-NOT_MEASURED = "not measured"  # no isolated time or no bandwidth (run inspectc bench on CUDA)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Roofline:
-    gb: float | None = None  # per launch
-    flop: float | None = None
-    launch_us: float | None = None
-    gbps: float | None = None
-    limit_gbps: float | None = None
-    basis: str | None = None  # which measured time
-    status: str = NOT_MEASURED  # "ok" or why there is no fraction
-
-    @property
-    def fraction(self) -> float | None:
-        if self.gbps is None or not self.limit_gbps:
-            return None
-        return self.gbps / self.limit_gbps
-
-    @property
-    def tflops(self) -> float | None:
-        if self.flop is None or not self.launch_us:
-            return None
-        return self.flop / (self.launch_us * 1e-6) / 1e12
-
-
-def _number(value: object) -> float | None:
-    return (
-        float(value)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-        else None
-    )
-
-
-def kernel_bytes(kernel: Kernel) -> tuple[float | None, float | None]:
-    """(GB, FLOPs) per launch from the kernel's ``inductor_meta``; None where not recorded."""
-    meta = kernel.meta.get("inductor_meta")
-    if not isinstance(meta, dict):
-        return None, None
-    return _number(meta.get("kernel_num_gb")), _number(meta.get("kernel_flop"))
-
-
-def roofline(kernel: Kernel, bench: BenchResults) -> Roofline | None:
-    """The kernel's roofline figure; None for kernels that are not Triton."""
-    if kernel.language != "triton":
-        return None
-    gb, flop = kernel_bytes(kernel)
-    if gb is None:
-        return Roofline(flop=flop, status=NOT_RECORDED)
-    found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
-    launch_us, basis = None, None
-    # One basis: the isolated column's own figure (device time from the profiler, launch
-    # overhead excluded) first; the harness's do_bench time carries the launch overhead.
-    if "module_profiler" in found and found["module_profiler"].launches:
-        fig = found["module_profiler"]
-        launch_us, basis = fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
-    elif "kernel_harness" in found:
-        launch_us, basis = found["kernel_harness"].median_us, "kernel harness (do_bench)"
-    limit = bench.run.bandwidth_gbps if bench.run else None
-    if not launch_us or not limit:
-        return Roofline(gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, basis=basis)
-    return Roofline(
-        gb=gb,
-        flop=flop,
-        launch_us=launch_us,
-        gbps=gb / (launch_us * 1e-6),
-        limit_gbps=limit,
-        basis=basis,
-        status="ok",
-    )
-
-
-OVER_LIMIT = (
-    "*: over 100%: Inductor's byte estimate is more than the kernel moves from memory (reuse, caching)"
-)
-
-
-def limit_text(r: Roofline | None) -> str:
-    """``"83%"`` of the measured bandwidth, or why not; ``"-"`` for kernels that are not Triton.
-
-    Over 100% gets a ``*`` (:data:`OVER_LIMIT`): the bytes are Inductor's estimate, not a count.
-    """
-    if r is None:
-        return "-"
-    fraction = r.fraction
-    if fraction is None:
-        return r.status
-    return f"{fraction * 100:.0f}%" + ("*" if fraction > 1.0 else "")
-
-
-def bench_cells(kernels: list[Kernel], bench: BenchResults) -> dict[int, tuple[str, str]]:
-    """Kernel id -> (isolated median per call with n, % of limit) for tables of the share."""
-    cells = {}
-    for k in kernels:
-        fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
-        iso = f"{fig.median_us:,.1f} (n={fig.n})" if fig else NOT_MEASURED
-        cells[k.id] = (iso, limit_text(roofline(k, bench)))
-    return cells
-
 
 # --- DRAM share on Nsight Compute's basis --------------------------------------------------------
 # ncu's dram__throughput.avg.pct_of_peak_sustained_elapsed is the DRAM bytes of the launch over its
@@ -163,41 +67,181 @@ def read_bytes(detail: KernelDetail | None) -> int | None:
     return total if seen else None
 
 
-def dram_share(kernel: Kernel, detail: KernelDetail | None, bench: BenchResults) -> DramShare | None:
-    """The kernel's DRAM share on ncu's basis: input bytes over the isolated time per launch (as
-    the roofline column; else the in-run median per launch) against the device's DRAM peak."""
-    reads = read_bytes(detail)
-    if kernel.language != "triton" or reads is None:
-        return None
-    found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
+NOT_RECORDED = "not recorded"  # no launch record and no Inductor byte count (--kernel-harness)
+NOT_MEASURED = "not measured"  # no isolated time or no limit (run inspectc bench on CUDA)
+
+DRAM_MODEL = "DRAM model"  # input bytes of the recorded launch, ncu's basis
+FALLBACK = "fallback"  # Inductor's bytes (inputs + outputs) vs the copy bandwidth: no launch record
+METHODS = {
+    DRAM_MODEL: "input bytes of the recorded launch / isolated time per launch, against the DRAM peak"
+    " (ncu's basis: outputs stay in L2 during the launch)",
+    FALLBACK: "no launch record: Inductor's bytes (inputs + outputs) / isolated time per launch,"
+    " against the measured copy bandwidth (overstates ncu up to 3x for write-heavy kernels)",
+}
+FALLBACK_MARK = "~"  # a % of limit on the fallback method
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roofline:
+    gb: float | None = None  # per launch, by the method's bytes
+    flop: float | None = None
     launch_us: float | None = None
-    basis = None
+    gbps: float | None = None
+    limit_gbps: float | None = None
+    limit: str | None = None  # what the limit is: "DRAM peak" or "copy bandwidth (...)"
+    basis: str | None = None  # which measured time
+    method: str = FALLBACK  # DRAM_MODEL or FALLBACK
+    inductor_gb: float | None = None  # Inductor's estimate (inputs + outputs), a secondary figure
+    status: str = NOT_MEASURED  # "ok" or why there is no fraction
+
+    @property
+    def fraction(self) -> float | None:
+        if self.gbps is None or not self.limit_gbps:
+            return None
+        return self.gbps / self.limit_gbps
+
+    @property
+    def tflops(self) -> float | None:
+        if self.flop is None or not self.launch_us:
+            return None
+        return self.flop / (self.launch_us * 1e-6) / 1e12
+
+
+def _number(value: object) -> float | None:
+    return (
+        float(value)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        else None
+    )
+
+
+def kernel_bytes(kernel: Kernel) -> tuple[float | None, float | None]:
+    """(GB, FLOPs) per launch from the kernel's ``inductor_meta``; None where not recorded."""
+    meta = kernel.meta.get("inductor_meta")
+    if not isinstance(meta, dict):
+        return None, None
+    return _number(meta.get("kernel_num_gb")), _number(meta.get("kernel_flop"))
+
+
+def isolated_launch_us(kernel: Kernel, bench: BenchResults) -> tuple[float | None, str | None]:
+    """The isolated time per launch and where it comes from: the module profile (device time,
+    launch overhead out) first, the kernel harness (do_bench, overhead in) where there is none."""
+    found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
     if "module_profiler" in found and found["module_profiler"].launches:
         fig = found["module_profiler"]
-        launch_us, basis = fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
-    elif kernel.time is not None:
-        t = kernel.time
-        typical = t.median_us if t.median_us is not None else t.mean_us
-        launch_us, basis = typical / (t.launches or 1), "in-run median per launch (profiler)"
-    device = bench.run.device if bench.run else None
-    peak = DRAM_PEAK_GBPS.get(device) if device else None
-    return DramShare(read_bytes=reads, launch_us=launch_us, basis=basis, peak_gbps=peak)
+        return fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
+    if "kernel_harness" in found:
+        return found["kernel_harness"].median_us, "kernel harness (do_bench)"
+    return None, None
 
 
-def dram_text(share: DramShare | None) -> str:
-    """One line for ``inspectc ir``."""
-    if share is None:
-        return "DRAM share: not recorded (no launch with named input tensors)"
-    head = f"DRAM share (ncu's basis): reads {share.read_bytes / 1e6:,.2f} MB (the inputs of the recorded launch)"
-    if share.launch_us is None:
-        return head + "; no time per launch"
-    fraction = share.fraction
-    if fraction is None:
-        return (
-            head
-            + f" in {share.launch_us:.2f} µs; DRAM peak not known for this device (inspectc bench on an H200 names it)"
-        )
-    return (
-        head + f" in {share.launch_us:.2f} µs ({share.basis}) = {fraction * 100:.0f}% of the DRAM peak"
-        f" {share.peak_gbps:,.0f} GB/s; outputs stay in L2 during the launch"
+def roofline(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> Roofline | None:
+    """The kernel's % of limit (see the module's docstring); None for kernels that are not Triton.
+
+    *reads*: the input bytes of its recorded launch (:func:`read_bytes`, :func:`launch_reads`);
+    None takes the named fallback."""
+    if kernel.language != "triton":
+        return None
+    inductor_gb, flop = kernel_bytes(kernel)
+    launch_us, basis = isolated_launch_us(kernel, bench)
+    run = bench.run
+    copy = run.bandwidth_gbps if run else None
+    copy_name = (
+        f"copy bandwidth ({run.bandwidth_method})" if run and run.bandwidth_method else "copy bandwidth"
     )
+    gb: float | None
+    if reads is not None:
+        peak = DRAM_PEAK_GBPS.get(run.device or "") if run else None
+        method, gb = DRAM_MODEL, reads / 1e9
+        limit, limit_name = (peak, "DRAM peak") if peak else (copy, f"{copy_name}: DRAM peak not known")
+    else:
+        method, gb, limit, limit_name = FALLBACK, inductor_gb, copy, copy_name
+    if gb is None:
+        return Roofline(flop=flop, method=method, status=NOT_RECORDED)
+    common = dict(gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, limit=limit_name)
+    if not launch_us or not limit:
+        return Roofline(**common, basis=basis, method=method, inductor_gb=inductor_gb)  # type: ignore[arg-type]
+    return Roofline(
+        **common,  # type: ignore[arg-type]
+        gbps=gb / (launch_us * 1e-6),
+        basis=basis,
+        method=method,
+        inductor_gb=inductor_gb,
+        status="ok",
+    )
+
+
+def launch_reads(report: object, kernels: list[Kernel]) -> dict[int, int]:
+    """Kernel id -> input bytes of its recorded launch, for the Triton kernels that have one.
+
+    *report*: anything with ``kernel_detail(kernel)`` (a Report, the TUI's data)."""
+    detail_of = getattr(report, "kernel_detail", None)
+    out: dict[int, int] = {}
+    if detail_of is None:
+        return out
+    for k in kernels:
+        if k.language == "triton" and (n := read_bytes(detail_of(k))) is not None:
+            out[k.id] = n
+    return out
+
+
+OVER_LIMIT = (
+    "*: over 100%: the bytes counted are more than the kernel moves from memory in the time (reuse, caching)"
+)
+
+
+def limit_text(r: Roofline | None) -> str:
+    """``"83%"`` of the limit (``"~83%"`` on the fallback method), or why not; ``"-"`` for
+    kernels that are not Triton. Over 100% gets a ``*`` (:data:`OVER_LIMIT`)."""
+    if r is None:
+        return "-"
+    fraction = r.fraction
+    if fraction is None:
+        return r.status
+    mark = FALLBACK_MARK if r.method == FALLBACK else ""
+    return f"{mark}{fraction * 100:.0f}%" + ("*" if fraction > 1.0 else "")
+
+
+def method_lines(rooflines: list[Roofline | None]) -> list[str]:
+    """The methods behind a column of % of limit, one line each, with their limit and count."""
+    out = []
+    for method in (DRAM_MODEL, FALLBACK):
+        rows = [r for r in rooflines if r is not None and r.method == method and r.fraction is not None]
+        if not rows:
+            continue
+        limits = sorted({f"{r.limit} {r.limit_gbps:,.0f} GB/s" for r in rows if r.limit_gbps})
+        mark = f" ({FALLBACK_MARK}N%)" if method == FALLBACK else ""
+        n = f"{len(rows)} kernel" + "s" * (len(rows) != 1)
+        out.append(f"% limit, {method}{mark} for {n}: {METHODS[method]}; limit {', '.join(limits)}")
+    return out
+
+
+def detail_text(r: Roofline | None) -> str:
+    """One line: the figure, its bytes, time and limit, and its method (``ir``, the TUI)."""
+    if r is None:
+        return "% of limit: - (not a Triton kernel)"
+    head = f"% of limit ({r.method}): "
+    if r.fraction is None:
+        return head + r.status + (f" ({METHODS[r.method]})" if r.status == NOT_MEASURED else "")
+    extra = (
+        f"; Inductor's estimate {r.inductor_gb * 1e3:,.2f} MB"
+        if r.method == DRAM_MODEL and r.inductor_gb
+        else ""
+    )
+    return (
+        head + f"{limit_text(r)} of the {r.limit} {r.limit_gbps:,.0f} GB/s: {(r.gb or 0) * 1e3:,.2f} MB"
+        f" per launch in {r.launch_us:.2f} µs ({r.basis}) = {r.gbps:,.0f} GB/s{extra} [{METHODS[r.method]}]"
+    )
+
+
+def bench_cells(
+    kernels: list[Kernel], bench: BenchResults, reads: dict[int, int] | None = None
+) -> dict[int, tuple[str, str]]:
+    """Kernel id -> (isolated median per call with n, % of limit) for tables of the share."""
+    reads = reads or {}
+    cells = {}
+    for k in kernels:
+        fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
+        iso = f"{fig.median_us:,.1f} (n={fig.n})" if fig else NOT_MEASURED
+        cells[k.id] = (iso, limit_text(roofline(k, bench, reads.get(k.id))))
+    return cells

@@ -146,6 +146,7 @@ class Report:
         self._kernels: list[Kernel] | None = None
         self._run_records: RunRecords | None = None
         self._bench: bench_table.BenchResults | None = None
+        self._details: tuple[list[int], list[KernelDetail]] | None = None
         self._payload = lru_cache(maxsize=16)(self._load_payload)
 
     def _recovered_copy(self) -> tuple[sqlite3.Connection, untrusted.Budget]:
@@ -257,12 +258,22 @@ class Report:
         return self._run_records
 
     def kernel_details(self) -> list[KernelDetail]:
-        """Every Triton kernel's stages, metadata and launches capture recorded (schema 4)."""
+        """Every Triton kernel's stages, metadata and launches capture recorded (schema 4).
+
+        Parsed once per set of events (a followed report that grew is read again)."""
+        seqs = [
+            seq
+            for (seq,) in self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq", (DETAIL_EVENT,))
+        ]
+        cached = self._details
+        if cached is not None and cached[0] == seqs:
+            return cached[1]
         out = []
-        for (seq,) in self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq", (DETAIL_EVENT,)):
+        for seq in seqs:
             detail = parse_detail(self._payload(seq))
             if detail is not None:
                 out.append(detail)
+        self._details = (seqs, out)
         return out
 
     def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:

@@ -163,6 +163,13 @@ class ReportData:
         with self._lock:
             return self._report.kernel_detail(kernel)
 
+    def launch_reads(self, kernels: list[Kernel]) -> dict[int, int]:
+        """Kernel id -> input bytes of its recorded launch (% limit's DRAM model), where recorded."""
+        from inspectc.readers.roofline import launch_reads
+
+        with self._lock:
+            return launch_reads(self._report, kernels)
+
     def cpu_build(self) -> CpuBuild | None:
         """The vector ISA and compile command of the report's C++ kernels, or None."""
         with self._lock:

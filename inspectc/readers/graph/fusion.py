@@ -38,7 +38,7 @@ from inspectc.readers.graph.style import (
     small,
     time_text,
 )
-from inspectc.readers.roofline import roofline
+from inspectc.readers.roofline import launch_reads, roofline
 from inspectc.report import fxgraph as fxtext
 from inspectc.report.bench import BenchResults
 from inspectc.report.model import Frame, Kernel
@@ -82,7 +82,8 @@ def fusion_dot(
     kernels = [k for k in report.frame_kernels(frame.compile_id, frame.rank) if k.graph_kind == code_kind]
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
-    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by).write()
+    reads = launch_reads(report, kernels) if report.bench.run is not None else {}  # % limit's bytes
+    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by, reads).write()
 
 
 def fx_id(name: str, kernel: Kernel | None = None) -> str:
@@ -92,10 +93,18 @@ def fx_id(name: str, kernel: Kernel | None = None) -> str:
 
 class _FusionWriter:
     def __init__(
-        self, frame: Frame, fusion: Fusion, plan: Plan, backward: bool, bench: BenchResults, color_by: str
+        self,
+        frame: Frame,
+        fusion: Fusion,
+        plan: Plan,
+        backward: bool,
+        bench: BenchResults,
+        color_by: str,
+        reads: dict[int, int] | None = None,
     ) -> None:
         self.frame, self.fusion, self.plan, self.backward = frame, fusion, plan, backward
         self.bench, self.color_by = bench, color_by
+        self.reads = reads or {}  # kernel id -> input bytes of its recorded launch
         self.drawn: set[str] = set()
         big = len(plan.names) > BIG_GRAPH
         self.dot = graphviz.Digraph(
@@ -169,7 +178,7 @@ class _FusionWriter:
             title = f"<B>{html(kernel.name, 80)}</B><BR/>" + small(
                 html(f"{kernel.language} {kernel.kind} · {time_text(kernel)}")
                 + "<BR/>"
-                + html(isolated_text(kernel, self.bench)),
+                + html(isolated_text(kernel, self.bench, self.reads.get(kernel.id))),
                 9,
                 font_on(fill),
             )
@@ -182,7 +191,7 @@ class _FusionWriter:
                 "fontname": FONT,
                 "tooltip": plain(
                     f"{kernel.name}\n{len(kernel.fused_nodes)} fused nodes\n{time_text(kernel)}"
-                    f"\n{isolated_text(kernel, self.bench)}"
+                    f"\n{isolated_text(kernel, self.bench, self.reads.get(kernel.id))}"
                 ),
             }
             with self.dot.subgraph(name=f"cluster_k{kernel.id}", graph_attr=attrs) as cluster:
@@ -203,7 +212,7 @@ class _FusionWriter:
 
     def _fill(self, kernel: Kernel) -> str:
         if self.color_by == "roofline":
-            r = roofline(kernel, self.bench)
+            r = roofline(kernel, self.bench, self.reads.get(kernel.id))
             return fraction_fill(r.fraction if r is not None else None)
         return share_fill(kernel.time.share if kernel.time else None)
 
@@ -231,7 +240,7 @@ class _FusionWriter:
                 + " · "
                 + html(time_text(kernel))
                 + "<BR/>"
-                + html(isolated_text(kernel, self.bench))
+                + html(isolated_text(kernel, self.bench, self.reads.get(kernel.id)))
             )
             attrs.update(shape="box3d", fillcolor=EXTERN_FILL, style="filled")
         elif kernel is None:
@@ -285,7 +294,10 @@ class _FusionWriter:
     def _group_roofline(self, kernels: list[Kernel]) -> tuple[str, str]:
         """Fill and text for a folded box: the mean fraction of its kernels that have one."""
         found = [
-            f for k in kernels if (r := roofline(k, self.bench)) is not None and (f := r.fraction) is not None
+            f
+            for k in kernels
+            if (r := roofline(k, self.bench, self.reads.get(k.id))) is not None
+            and (f := r.fraction) is not None
         ]
         if not found:
             return fraction_fill(None), "% of limit: not measured"

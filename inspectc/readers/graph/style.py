@@ -113,12 +113,12 @@ def time_text(kernel: Kernel) -> str:
     return f"median {unit.fmt(t.typical_us)} {unit.name}, n={t.calls}{share}{noisy}"
 
 
-def isolated_text(kernel: Kernel, bench: BenchResults) -> str:
-    """The isolated median per call of ``inspectc bench``, and the roofline where there is one."""
+def isolated_text(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> str:
+    """The isolated median per call of ``inspectc bench``, and the % of limit with its method."""
     fig = bench.primary(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
     text = f"isolated {fig.median_us:.1f} µs (n={fig.n})" if fig else "isolated: not measured"
-    r = roofline(kernel, bench)
-    return text + (f" · {limit_text(r)} of limit" if r is not None else "")
+    r = roofline(kernel, bench, reads)
+    return text + (f" · {limit_text(r)} of limit ({r.method})" if r is not None else "")
 
 
 def short_path(path: str | None) -> str:

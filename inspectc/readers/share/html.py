@@ -224,7 +224,7 @@ def _kernels(info: ShareInfo, sources: dict[int, str]) -> str:
     if not info.top_kernels:
         what = "no kernel times recorded" if info.kernels_total else "no kernels recorded"
         return out[0] + f"<p>{info.kernels_total} kernels; {what}.</p>\n"
-    cols = kernel_columns(info.top_kernels, info.bench)
+    cols = kernel_columns(info.top_kernels, info.bench, info.bench_methods)
     rows = []
     for k in info.top_kernels:
         name, frame, *cells = cols.cells(k)

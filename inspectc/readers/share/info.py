@@ -18,7 +18,7 @@ from inspectc.readers.analysis import BreakGroup, break_groups, totals
 from inspectc.readers.rank_render import report_differences
 from inspectc.readers.rank_runtime import render_runtime_sections
 from inspectc.readers.ranks import RankDifference
-from inspectc.readers.roofline import bench_cells
+from inspectc.readers.roofline import bench_cells, launch_reads, method_lines, roofline
 from inspectc.readers.text import one_line, printable, short_path
 from inspectc.readers.timefmt import NOISE_LEGEND, Unit, column_unit, noise_text
 from inspectc.report.model import Frame, Kernel
@@ -56,6 +56,7 @@ class ShareInfo:
     repros: list[str] = field(default_factory=list)
     bundle_name: str | None = None
     bench: dict[int, tuple[str, str]] = field(default_factory=dict)  # kernel id -> isolated, % limit
+    bench_methods: list[str] = field(default_factory=list)  # how % of limit was computed (one line each)
     rank_differences: list[RankDifference] = field(default_factory=list)
     runtime_lines: list[str] = field(default_factory=list)  # estimates, schedules, parity per rank
 
@@ -137,6 +138,8 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         run_lines.append(("config", config.removeprefix("torch config not at defaults: ")))
     run_lines.extend(share_lines(getattr(report, "accuracy", None)))  # inspectc accuracy's verdict
     timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
+    top = timed[:TOP_KERNELS]
+    top_reads = launch_reads(report, top) if report.bench.run is not None else {}
     return ShareInfo(
         title=title,
         headline=headline,
@@ -146,7 +149,8 @@ def gather(report: Report, *, repros: list[str] | None = None, bundle_name: str 
         groups=break_groups(frames),
         recompiled=[f for f in frames if f.recompiles],
         top_kernels=timed[:TOP_KERNELS],
-        bench=bench_cells(timed[:TOP_KERNELS], report.bench),
+        bench=bench_cells(top, report.bench, top_reads),
+        bench_methods=method_lines([roofline(k, report.bench, top_reads.get(k.id)) for k in top]),
         kernels_total=len(report.kernels),
         frames=frames,
         capture_errors=list(run.capture_errors) or _meta_list(report, "capture_errors"),
@@ -247,10 +251,14 @@ class KernelColumns:
         ]
 
 
-def kernel_columns(kernels: list[Kernel], bench: dict[int, tuple[str, str]] | None = None) -> KernelColumns:
+def kernel_columns(
+    kernels: list[Kernel], bench: dict[int, tuple[str, str]] | None = None, methods: list[str] | None = None
+) -> KernelColumns:
     times = [k.time for k in kernels if k.time is not None]
     noisy = sum(1 for t in times if t.noise)
     legend = f"{noisy} of them noisy ({NOISE_LEGEND})." if noisy else ""
+    if bench and methods:
+        legend = " ".join([legend, *(m + "." for m in methods)]).strip()
     return KernelColumns(
         column_unit(t.typical_us for t in times), column_unit(t.total_us for t in times), legend, bench or {}
     )

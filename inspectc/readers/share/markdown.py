@@ -163,7 +163,7 @@ def _kernel_table(info: ShareInfo) -> str:
         if not info.kernels_total:
             return "No kernels were generated (or none recorded).\n"
         return f"{info.kernels_total} kernels; no kernel times recorded (captured with `--no-timings`?).\n"
-    cols = kernel_columns(info.top_kernels, info.bench)
+    cols = kernel_columns(info.top_kernels, info.bench, info.bench_methods)
     rows = [
         "| " + " | ".join(cols.header) + " |",
         "| " + " | ".join("---:" if i in cols.numeric else "---" for i in range(len(cols.header))) + " |",

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from inspectc.readers.compiled import cpp_lines, detail_lines
 from inspectc.readers.resume import no_graph_reason
-from inspectc.readers.roofline import limit_text, roofline
+from inspectc.readers.roofline import METHODS, Roofline, limit_text, roofline
 from inspectc.readers.timefmt import NOISY, column_unit, cv_text, noise_text, typical
 from inspectc.report.bench import BenchResults
 from inspectc.report.kernel_detail import KernelDetail
@@ -48,14 +48,18 @@ def pass_name(k: Kernel) -> str:
     return "bwd" if k.graph_kind.endswith("_backward") else "fwd"
 
 
-def _fraction(bench: BenchResults, k: Kernel) -> float:
-    r = roofline(k, bench)
+def _fraction(r: Roofline | None) -> float:
     return r.fraction if r is not None and r.fraction is not None else -1.0
 
 
 class KernelTable(VirtualTable):
-    def fill(self, kernels: list[Kernel], bench: BenchResults | None = None) -> None:
+    def fill(
+        self, kernels: list[Kernel], bench: BenchResults | None = None, reads: dict[int, int] | None = None
+    ) -> None:
+        """*reads*: input bytes of each kernel's recorded launch, for % limit (readers/roofline.py)."""
         bench = bench if bench is not None else BenchResults()
+        reads = reads or {}
+        roofs = {k.id: roofline(k, bench, reads.get(k.id)) for k in kernels}
         self.reset()
         # one unit per time column, from the column's values (readers.timefmt)
         tot = column_unit(k.time.total_us if k.time else None for k in kernels)
@@ -77,7 +81,7 @@ class KernelTable(VirtualTable):
                     _num(f"Isolated {iso.name}"),
                     sort_key=lambda k: -(_isolated_us(bench, k) or -1.0),
                 ),
-                Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(bench, k)),
+                Column("limit", _num("% limit"), sort_key=lambda k: -_fraction(roofs[k.id])),
             ]
         columns += [
             # cut at the end: a kernel's name reads from its start (triton_poi_fused_add_...)
@@ -98,7 +102,7 @@ class KernelTable(VirtualTable):
             bench_cells = (
                 [
                     _num(iso.fmt(us) if (us := _isolated_us(bench, kernel)) is not None else "-"),
-                    _num(limit_text(roofline(kernel, bench))),
+                    _num(limit_text(roofs[kernel.id])),
                 ]
                 if measured
                 else []
@@ -173,7 +177,8 @@ class KernelsPane(FramePane):
                 why.append(" " + no_graph_reason(self.frame, where), style="dim italic")
             self.query_one("#kernel-info", Static).update(why)
             return
-        self.query_one(KernelTable).fill(self.kernels, self.data.bench)
+        reads = self.data.launch_reads(self.kernels) if self.data.bench.run is not None else {}
+        self.query_one(KernelTable).fill(self.kernels, self.data.bench, reads)
 
     def main_widget(self) -> Widget | None:
         return self.query_one(KernelTable) if self.kernels else None
@@ -259,16 +264,18 @@ class KernelsPane(FramePane):
                 + ("" if fig.stable else " · unstable")
                 + (" · few samples" if fig.few else "")
             )
-        r = roofline(kernel, bench)
+        reads = self.data.launch_reads([kernel]).get(kernel.id) if bench.run is not None else None
+        r = roofline(kernel, bench, reads)
         if r is not None:
-            out.append("\nroofline: ", style="dim")
+            out.append(f"\nroofline ({r.method}): ", style="dim")
             if r.gbps is not None and r.limit_gbps:
-                out.append(f"{limit_text(r)} of {r.limit_gbps:.0f} GB/s", style="bold")
+                out.append(f"{limit_text(r)} of the {r.limit} {r.limit_gbps:.0f} GB/s", style="bold")
                 out.append(
                     f" · {r.gb * 1e3 if r.gb else 0:.2f} MB per launch at {r.gbps:.0f} GB/s ({r.basis})"
                 )
                 if r.flop and r.tflops is not None:
                     out.append(f" · {r.flop / 1e9:.2f} GFLOP at {r.tflops:.1f} TFLOP/s")
+                out.append(f"\n  {METHODS[r.method]}", style="dim")
             else:
                 out.append(r.status, style="dim")
         return out
