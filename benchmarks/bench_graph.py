@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from inspectc.readers.graph import fusion_dot
-from inspectc.report.model import Frame, Kernel, KernelTime, Origin
-from inspectc.report.open import open_report
-from inspectc.report.writer import ReportWriter
+from inspectc.model import Frame, Kernel, KernelTime, Origin
+from inspectc.render.graph import fusion_dot
+from inspectc.store.open import open_report
+from inspectc.store.writer import ReportWriter
 
 FILE = "/home/alice/model/transformer.py"
 # A node statement as graphviz writes it: a tab, an ID (quoted or bare) and its attributes.

@@ -84,7 +84,7 @@ def cmd_profile(opts: argparse.Namespace) -> None:
 
 
 def cmd_compare(opts: argparse.Namespace) -> None:
-    from inspectc.report.open import open_report
+    from inspectc.store.open import open_report
 
     hand = json.loads(Path(opts.profile).read_text())
     rows = []

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from inspectc.report.model import Frame
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
+from inspectc.model import Frame
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
 
 
 class Row:

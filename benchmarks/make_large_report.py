@@ -9,7 +9,7 @@ kernels). Content imitates what torch 2.x emits (graph-break texts with hints an
 stacks, guard trees, FX graphs with ``# File:`` comments, output code with kernel
 headers), with file paths of another machine (``/home/alice/...``) so readers must cope
 with source they cannot open. Deterministic: the same arguments give the same report.
-It writes rows with :class:`inspectc.report.factory.ReportFactory` (the real ReportWriter,
+It writes rows with :class:`inspectc.store.factory.ReportFactory` (the real ReportWriter,
 as capture orders them), the factory the tests use too; no torch needed.
 """
 
@@ -23,8 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from inspectc.report.factory import ReportFactory
-from inspectc.report.model import (
+from inspectc.model import (
     STATUS_EMPTY,
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
@@ -41,6 +40,7 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
+from inspectc.store.factory import ReportFactory
 
 ROOT = "/home/alice/src/vision-llm"
 MODULES = ["attention", "mlp", "norm", "embed", "rotary", "moe", "loss", "decoder", "encoder", "vit"]

@@ -23,8 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from inspectc.readers.roofline import read_bytes, roofline
-from inspectc.report.reader import Report
+from inspectc.analysis.roofline import read_bytes, roofline
+from inspectc.store.reader import Report
 
 METRICS = (
     "gpu__time_duration.sum",

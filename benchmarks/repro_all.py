@@ -28,9 +28,9 @@ import time
 import traceback
 from pathlib import Path
 
-from inspectc.readers.repro import DEFAULT_METHOD, render_script, spec_for
-from inspectc.report.kernel_detail import occupancy
-from inspectc.report.reader import Report
+from inspectc.model.kernel_detail import occupancy
+from inspectc.render.repro import DEFAULT_METHOD, render_script, spec_for
+from inspectc.store.reader import Report
 
 START = time.monotonic()
 

@@ -123,8 +123,8 @@ def op_of(name: str) -> str:
 
 
 def compare(model: str, report_path: Path, prof_path: Path) -> list[str]:
-    from inspectc.readers.roofline import roofline
-    from inspectc.report.open import open_report
+    from inspectc.analysis.roofline import roofline
+    from inspectc.store.open import open_report
 
     hand = json.loads(prof_path.read_text())
     lines = [

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from inspectc.readers.timefmt import environment_line, shown_vs_measured
-from inspectc.report.open import open_report
+from inspectc.render.timefmt import environment_line, shown_vs_measured
+from inspectc.store.open import open_report
 
 
 def check(path: str) -> None:

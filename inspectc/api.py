@@ -1,6 +1,6 @@
 """The Python API: ``inspectc.capture()`` and ``inspectc.open()``, shown in notebooks.
 
-Kept apart from ``capture/`` (the only torch code) and ``readers/`` (no torch): this module
+Kept apart from ``capture/`` (the only torch code) and ``render/`` (no torch): this module
 joins the two, and importing it loads no torch -- the capture class is made on first use.
 The ``inspectc.capture`` package is imported here, before ``inspectc/__init__`` binds the name
 ``capture`` to the function: Python sets a package's attribute when it first loads the
@@ -17,7 +17,7 @@ import inspectc.capture  # noqa: F401 - loaded before the package binds ``captur
 
 if TYPE_CHECKING:
     from inspectc.capture.session import Capture
-    from inspectc.readers.notebook import ReportView
+    from inspectc.render.notebook import ReportView
 
 # The notebook display (and the report readers under it) load on first use: ``inspectc run``
 # imports this package before the script starts and never shows a report in a notebook.
@@ -34,7 +34,7 @@ def capture(path: str | os.PathLike[str] = "run.inspectc", **options: Any) -> Ca
 
 def open(path: str | os.PathLike[str]) -> ReportView:  # noqa: A001 - inspectc.open(path)
     """A report, bundle or rank folder for a notebook cell (raises InspectcError if it won't open)."""
-    from inspectc.readers.notebook import ReportView
+    from inspectc.render.notebook import ReportView
 
     return ReportView(path)
 
@@ -42,7 +42,7 @@ def open(path: str | os.PathLike[str]) -> ReportView:  # noqa: A001 - inspectc.o
 @functools.cache
 def _notebook_capture() -> type[Capture]:
     from inspectc.capture.session import Capture  # torch is imported only when capturing
-    from inspectc.readers.notebook import ReportDisplay
+    from inspectc.render.notebook import ReportDisplay
 
     class NotebookCapture(Capture, ReportDisplay):
         """A :class:`Capture` that displays its report in a notebook."""

@@ -20,8 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from inspectc.readers.share.copy import redacted_copy
-from inspectc.readers.share.redact import Redactor
+from inspectc.render.share.copy import redacted_copy
+from inspectc.render.share.redact import Redactor
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = {

@@ -27,11 +27,9 @@ LABELS = {
     "inspectc.cli": "cli/\ncommands",
     "inspectc_tui": "tui/\nTextual browser",
     "inspectc.capture": "capture/\nthe only torch user",
-    "inspectc.readers": "readers/\nsummary, export, diff, share...",
     "inspectc.render": "render/\ntext, JSON, HTML, dot, Perfetto, share",
     "inspectc.analysis": "analysis/\nbreaks, diff, ranks, check, roofline",
     "inspectc.trace": "trace/\ntorch's record shapes -> model",
-    "inspectc.report": "report/\nmodel, SQLite file, open()",
     "inspectc.store": "store/\nSQLite file, migrations, open()",
     "inspectc.model": "model/\ntyped report, no I/O",
 }

@@ -20,8 +20,8 @@ import pytest
 import rawcount
 from conftest import ROOT, run_cli, shared_traces
 
-from inspectc.report.open import open_report
-from inspectc.trace.importer import import_logs
+from inspectc.capture.importer import import_logs
+from inspectc.store.open import open_report
 
 LOGS = ROOT / "tests" / "data" / "logs"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, run_cli
 
-from inspectc.report.accuracy import DIVERGES, AccuracyRun
-from inspectc.report.open import open_report
+from inspectc.model.accuracy import DIVERGES, AccuracyRun
+from inspectc.store.open import open_report
 
 SAMPLE = SAMPLES / "accuracy_fault.py"
 MISH_LINE = next(i for i, t in enumerate(SAMPLE.read_text().splitlines(), 1) if "nn.functional.mish(" in t)

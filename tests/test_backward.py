@@ -14,7 +14,7 @@ import re
 import pytest
 from conftest import CapturedRun, Captures, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

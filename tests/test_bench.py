@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import _SESSION_TMP, CapturedRun, Captures, run_cli
 
-from inspectc.report.bench import MODULE, summarize
-from inspectc.report.open import open_report
+from inspectc.store.bench import MODULE, summarize
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 CACHE = "fusion-mlp"  # the mlp_train capture of test_fusion_timings: one compile for both

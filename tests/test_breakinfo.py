@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspectc.readers import breaks, resume
-from inspectc.readers.options import option_rows
-from inspectc.readers.trie import break_trie, render_trie
-from inspectc.report.model import CompileBackend, CompileId, Frame, Guard, RunOptions, StackFrame
-from inspectc.report.open import open_report
+from inspectc.analysis import breaks, resume
+from inspectc.analysis.trie import break_trie, render_trie
+from inspectc.model import CompileBackend, CompileId, Frame, Guard, RunOptions, StackFrame
+from inspectc.render.options import option_rows
+from inspectc.store.open import open_report
 from inspectc.trace.payloads.breaks import parse_break
 
 DATA = Path(__file__).parent / "data" / "resume"

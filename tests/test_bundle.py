@@ -16,8 +16,8 @@ import pytest
 from conftest import run_cli
 
 from inspectc.errors import ReportError
-from inspectc.report.bundle import BundleReport, extract_report, open_bundle, write_bundle
-from inspectc.report.open import open_report
+from inspectc.store.bundle import BundleReport, extract_report, open_bundle, write_bundle
+from inspectc.store.open import open_report
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 import rawcount
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 
@@ -322,7 +322,7 @@ def test_run_records_compile_options_and_non_default_config(tmp_path: Path) -> N
     summary = run_cli("summary", str(report), check=True).stdout
     assert "inductor (mode=max-autotune-no-cudagraphs, " in summary and "fullgraph" in summary
     assert "dynamo.capture_scalar_outputs=True" in summary and "inductor.fallback_random=True" in summary
-    from inspectc.readers.options import option_rows
+    from inspectc.render.options import option_rows
 
     rows = option_rows(options)  # what the TUI's run dialog (i) lists
     assert any("fullgraph=True" in v and "mode=max-autotune-no-cudagraphs" in v for _, v in rows), rows

@@ -13,8 +13,8 @@ from typing import Any
 
 from conftest import run_cli
 
-from inspectc.readers.perfetto import chrome_trace
-from inspectc.report.open import open_report
+from inspectc.render.perfetto import chrome_trace
+from inspectc.store.open import open_report
 from inspectc.trace.payloads.chromium import compile_spans
 
 INTERLEAVED = [  # as inductor_provenance_jit_log.txt has them (seq 77-82)

@@ -17,9 +17,9 @@ import pytest
 import rawcount
 from conftest import ROOT, Captures, run_cli
 
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
-from inspectc.trace.importer import import_logs
+from inspectc.capture.importer import import_logs
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
 
 LOG = ROOT / "tests" / "data" / "logs" / "compiled_autograd" / "trace.log"
 

@@ -13,10 +13,10 @@ import pytest
 import rawcount
 from conftest import Captures, run_cli
 
-from inspectc.readers.diff import ReportDiff, RunSide, TimeChange, op_signature
-from inspectc.readers.paths import comparable_path
-from inspectc.report.model import Kernel
-from inspectc.report.open import open_report
+from inspectc.analysis.diff import ReportDiff, RunSide, TimeChange, op_signature
+from inspectc.analysis.paths import comparable_path
+from inspectc.model import Kernel
+from inspectc.store.open import open_report
 
 
 def diff(*args: str) -> tuple[int, str, str]:
@@ -200,9 +200,9 @@ def test_a_change_within_noise_is_never_a_slowdown(captures: Captures) -> None:
     their own spread (plus twice the maximum) are a real slowdown and must be one."""
     from dataclasses import replace
 
-    from inspectc.readers.difftimes import slowdowns, time_change
-    from inspectc.report.model import KernelTime
-    from inspectc.report.stats import summary
+    from inspectc.analysis.difftimes import slowdowns, time_change
+    from inspectc.model import KernelTime
+    from inspectc.model.stats import summary
 
     def time_of(samples: list[float]) -> KernelTime:
         s = summary(samples)

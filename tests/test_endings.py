@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import inspectc_cmd, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = [pytest.mark.capture, pytest.mark.timeout(420)]
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, run_cli
 
-from inspectc.report.runrecords import RunRecords
+from inspectc.model.runrecords import RunRecords
 from inspectc.trace.payloads import artifacts, export
 from inspectc.trace.records import StringTable, parse_file
 

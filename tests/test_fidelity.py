@@ -12,9 +12,9 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
-from inspectc.trace.importer import import_logs
+from inspectc.capture.importer import import_logs
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
 from inspectc.trace.payloads.breaks import parse_break
 from inspectc.trace.payloads.guards import parse_guards
 from inspectc.trace.records import compile_id, event_name, parse_file

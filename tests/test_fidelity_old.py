@@ -14,10 +14,10 @@ from pathlib import Path
 import rawcount
 from conftest import ROOT
 
-from inspectc.readers.summary import render_summary
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
-from inspectc.trace.importer import import_logs
+from inspectc.capture.importer import import_logs
+from inspectc.render.summary import render_summary
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
 
 OLD = ROOT / "tests" / "data" / "logs" / "old"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

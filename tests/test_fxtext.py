@@ -1,4 +1,4 @@
-"""inspectc.report.fxgraph reads printed FX graphs back: real texts from torch 2.13 and golden reports.
+"""inspectc.model.fxgraph reads printed FX graphs back: real texts from torch 2.13 and golden reports.
 
 The literal graphs below are copied from TORCH_TRACE output of torch 2.13 (CPU): a
 sin(sin(x)), a dynamic-shape graph (``Sym(s17)`` inputs), a ``torch.cond`` whose branches
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspectc.report import fxgraph as fxtext
-from inspectc.report.open import open_report
+from inspectc.model import fxgraph as fxtext
+from inspectc.store.open import open_report
 
 SIN = """class <lambda>(torch.nn.Module):
     def forward(self, arg0_1: "f32[8][1]cpu"):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.report.open import open_report
-from inspectc.report.schema import decompress
+from inspectc.store.open import open_report
+from inspectc.store.schema import decompress
 
 MACHINE_PATH = re.compile(r"(?<![\w.<>~-])/(?:work|root|home|Users|tmp|scratch|data/users)/[^\s\"'\\]*")
 

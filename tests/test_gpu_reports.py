@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.report.open import open_report
-from inspectc.report.schema import decompress
-from inspectc.report.writer import ReportWriter
+from inspectc.store.open import open_report
+from inspectc.store.schema import decompress
+from inspectc.store.writer import ReportWriter
 from inspectc.trace.builder import Builder
 from inspectc.trace.timings import CUDA_GRAPHS_UNNAMED
 

@@ -1,4 +1,4 @@
-"""Graphviz export: real `dot` lays out what inspectc.readers.graph writes; the structure is checked.
+"""Graphviz export: real `dot` lays out what inspectc.render.graph writes; the structure is checked.
 
 Fusion view: one cluster per generated kernel, whose members are exactly the kernel's
 ``fused_nodes``; edges are the FX graph's data flow (read here with a few lines of
@@ -25,20 +25,7 @@ import pytest
 from conftest import run_cli
 
 from inspectc.errors import UsageError
-from inspectc.readers.graph import (
-    GraphvizMissing,
-    RenderError,
-    breaks_dot,
-    clean,
-    fusion_dot,
-    html,
-    node_modules,
-    quote,
-    render,
-    svg,
-)
-from inspectc.report import fxgraph as fxtext
-from inspectc.report.model import (
+from inspectc.model import (
     CompileId,
     Failure,
     Frame,
@@ -50,9 +37,22 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
-from inspectc.report.writer import ReportWriter
+from inspectc.model import fxgraph as fxtext
+from inspectc.render.graph import (
+    GraphvizMissing,
+    RenderError,
+    breaks_dot,
+    clean,
+    fusion_dot,
+    html,
+    node_modules,
+    quote,
+    render,
+    svg,
+)
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
+from inspectc.store.writer import ReportWriter
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 
@@ -122,7 +122,7 @@ _DEF = re.compile(r'^\s+(\w+)(?:: "[^"]*")? = (.*)$')
 
 
 def fx_edges(graph_text: str) -> set[tuple[str, str]]:
-    """Data-flow edges of a printed FX graph, read independently of inspectc.report.fxgraph."""
+    """Data-flow edges of a printed FX graph, read independently of inspectc.model.fxgraph."""
     header = re.search(r"def forward\(self, (.*)\):", graph_text)
     known = set(re.findall(r"(\w+):", header.group(1))) if header else set()
     found = set()
@@ -510,7 +510,7 @@ def test_escaping_helpers() -> None:
 
 
 def test_graphviz_writes_report_text_as_quote_does() -> None:
-    from inspectc.readers.graph.style import ident, plain
+    from inspectc.render.graph.style import ident, plain
 
     for text in (HOSTILE, "<lambda>", 'a\\"b', "end\\", "node", "two\nlines"):
         dot = graphviz.Digraph()

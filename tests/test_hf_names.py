@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import CapturedRun, Captures, run_cli
 
+from inspectc.analysis.resume import shown_function
 from inspectc.cli.share import share
-from inspectc.readers.export import export_report
-from inspectc.readers.resume import shown_function
-from inspectc.report.open import open_report
+from inspectc.render.export import export_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

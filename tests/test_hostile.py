@@ -30,14 +30,14 @@ from pathlib import Path
 import pytest
 from conftest import REPORTS, ROOT, run_cli
 
+from inspectc.capture.importer import import_logs
 from inspectc.errors import InspectcError, ReportError
-from inspectc.readers.export import export_report
-from inspectc.readers.summary import render_summary
-from inspectc.report import schema
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
-from inspectc.report.schema import compress
-from inspectc.trace.importer import import_logs
+from inspectc.render.export import export_report
+from inspectc.render.summary import render_summary
+from inspectc.store import schema
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
+from inspectc.store.schema import compress
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
@@ -670,8 +670,8 @@ def taint(value: object, evil: str, key: str = "", *, keys: bool = False) -> obj
 def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
     """A real report with *evil* in every text field (run, frames, kernels, compile ids,
     event metadata and payloads), written by :class:`ReportWriter` like any report."""
-    from inspectc.report.model import Frame, Kernel, Run, from_plain, to_plain
-    from inspectc.report.writer import ReportWriter
+    from inspectc.model import Frame, Kernel, Run, from_plain, to_plain
+    from inspectc.store.writer import ReportWriter
 
     def typed(cls: type, plain: object) -> object:
         return from_plain(cls, taint(plain, evil))
@@ -914,8 +914,8 @@ RANK_HOSTS = ("qnode-17", "qnode-99")
 
 def rank_report(path: Path, rank: int) -> Path:
     """One rank's report, made with the report factory, naming its user, host and tokens."""
-    from inspectc.report.factory import ReportFactory
-    from inspectc.report.model import Frame, Run
+    from inspectc.model import Frame, Run
+    from inspectc.store.factory import ReportFactory
 
     user = RANK_USERS[rank]
     home = f"/data/users/{user}" if rank == 0 else f"/scratch/{user}"
@@ -1142,7 +1142,7 @@ import signal  # noqa: E402
 import time  # noqa: E402
 
 from inspectc.cli.main import main as cli_main  # noqa: E402
-from inspectc.report import origin, untrusted  # noqa: E402
+from inspectc.store import origin, untrusted  # noqa: E402
 
 
 def _limits() -> None:
@@ -1261,7 +1261,7 @@ def test_cancel_and_ctrl_c_stop_a_running_query_within_a_second(tmp_path: Path) 
     code = (
         "import os, signal, threading, time\n"
         "from pathlib import Path\n"
-        "from inspectc.report import untrusted\n"
+        "from inspectc.store import untrusted\n"
         f"db, budget = untrusted.connect(Path({str(GOLDEN)!r}))\n"
         "sent = []\n"
         "def interrupt():\n"
@@ -1345,7 +1345,7 @@ def test_share_never_overwrites_and_publishes_nothing_half_done(tmp_path: Path) 
 def test_share_temp_copy_is_private_and_removed_on_sigterm(tmp_path: Path) -> None:
     code = (
         "import os, signal, sys, tempfile\n"
-        "from inspectc.report.exclusive import remove_on_signal\n"
+        "from inspectc.store.exclusive import remove_on_signal\n"
         "with tempfile.TemporaryDirectory(prefix='inspectc-share-') as tmp:\n"
         "    open(os.path.join(tmp, 'report.inspectc'), 'w').write('unredacted')\n"
         "    print(tmp, oct(os.stat(tmp).st_mode & 0o777), flush=True)\n"

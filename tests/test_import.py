@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import CapturedRun, Captures, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 from inspectc.trace.records import parse_file
 
 

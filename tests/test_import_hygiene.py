@@ -1,4 +1,4 @@
-"""The boundary, tested: report/, trace/ and readers/ never load torch, triton or textual.
+"""The boundary, tested: model/, store/, trace/, analysis/, render/ never load torch or textual.
 
 In the style of harlequin's ``test_import_hygiene.py``: every module of the torch-free
 packages (found with ``pkgutil``, so a new module is covered without editing this file) is
@@ -23,7 +23,7 @@ import inspectc
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "samples" / "reports" / "graph_breaks.inspectc"
-TORCH_FREE = ("report", "trace", "readers", "cli")
+TORCH_FREE = ("model", "store", "trace", "analysis", "render", "cli")
 FORBIDDEN = ("torch", "triton", "textual", "inspectc.capture.session", "inspectc.capture.timing")
 FORBIDDEN_PREFIXES = ("torch.", "triton.", "textual.")
 
@@ -74,10 +74,10 @@ READERS_AT_WORK = textwrap.dedent(
     """
     import json, sys
     from inspectc.cli.main import build_parser
-    from inspectc.readers.export import export_report
-    from inspectc.readers.graph.fusion import breaks_dot
-    from inspectc.readers.summary import render_summary
-    from inspectc.report.open import open_report
+    from inspectc.render.export import export_report
+    from inspectc.render.graph.fusion import breaks_dot
+    from inspectc.render.summary import render_summary
+    from inspectc.store.open import open_report
     build_parser()
     with open_report(sys.argv[1]) as r:
         render_summary(r)
@@ -113,7 +113,7 @@ def _forbidden(loaded: set[str]) -> list[str]:
 
 def test_walk_finds_every_stage() -> None:
     modules = torch_free_modules()
-    for expected in ("inspectc.report.open", "inspectc.trace.builder", "inspectc.readers.summary"):
+    for expected in ("inspectc.store.open", "inspectc.trace.builder", "inspectc.render.summary"):
         assert expected in modules
     assert not [m for m in modules if m.startswith("inspectc.capture")]
 

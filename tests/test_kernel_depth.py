@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLES, run_cli
 
-from inspectc.report.irmap import kernel_file, line_map, lines_for
-from inspectc.report.kernel_detail import DETAIL_EVENT, KernelDetail, Launch, grid_of, occupancy
-from inspectc.report.launch_args import LaunchArgsError, launch_from_code
-from inspectc.report.reader import Report
-from inspectc.report.schema import compress
+from inspectc.model.irmap import kernel_file, line_map, lines_for
+from inspectc.model.kernel_detail import DETAIL_EVENT, KernelDetail, Launch, grid_of, occupancy
+from inspectc.model.launch_args import LaunchArgsError, launch_from_code
+from inspectc.store.reader import Report
+from inspectc.store.schema import compress
 
 GPU_DATA = ROOT / "tests" / "data" / "gpu"
 IR = GPU_DATA / "ir"
@@ -109,7 +109,7 @@ def test_occupancy_and_grid_estimates() -> None:
     smem = occupancy(KernelDetail(name="k", num_warps=4, n_regs=32, shared=100 * 1024))
     assert smem is not None and smem.limited_by == "shared memory" and smem.blocks_per_sm == 2
     assert occupancy(KernelDetail(name="k")) is None  # no metadata: no estimate
-    from inspectc.report.kernel_detail import ArgRecord
+    from inspectc.model.kernel_detail import ArgRecord
 
     launch = Launch(args=(ArgRecord(kind="scalar", name="xnumel", value=1000),))
     assert grid_of(

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from conftest import run_cli
 
+from inspectc.analysis.text import cut_middle
 from inspectc.cli.kernels import kernel_rows, render_kernels
-from inspectc.readers.text import cut_middle
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 
 def test_table_lists_every_kernel_of_a_frame(golden: Path) -> None:

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from inspectc.readers.roofline import DRAM_PEAK_GBPS, DramShare, read_bytes
-from inspectc.report.kernel_detail import parse_detail
+from inspectc.analysis.roofline import DRAM_PEAK_GBPS, DramShare, read_bytes
+from inspectc.model.kernel_detail import parse_detail
 
 DATA = Path(__file__).parent / "data" / "gpu" / "ncu"
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.report.model import StackFrame
+from inspectc.model import StackFrame
 from inspectc.trace.payloads.breaks import parse_break, parse_recompile_reasons
 from inspectc.trace.payloads.guards import count_guards, guard_latency_us, parse_guards
 from inspectc.trace.payloads.output_code import split_output_code

@@ -81,7 +81,7 @@ def test_compile_phases_match_the_raw_log(training_trace: Path) -> None:
 
 
 def test_kernel_times_of_forward_and_backward(golden: Path, tmp_path: Path) -> None:
-    from inspectc.report.open import open_report
+    from inspectc.store.open import open_report
 
     out = tmp_path / "mlp.json"
     proc = run_cli("export", str(golden / "mlp_train.inspectc"), "--perfetto", str(out))

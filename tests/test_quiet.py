@@ -15,7 +15,7 @@ import pytest
 from conftest import SAMPLES, inspectc_cmd
 
 from inspectc.capture.quiet import is_kineto_line
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

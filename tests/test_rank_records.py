@@ -18,7 +18,7 @@ import pytest
 import rawcount
 from conftest import run_cli
 
-from inspectc.readers.ranks import normalise_reason
+from inspectc.analysis.ranks import normalise_reason
 
 LOGS = Path(__file__).parent / "data" / "logs" / "ranks3_diverge"
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from conftest import SAMPLES, run_cli
 
-from inspectc.readers.ranks import DdpSplit, rank_differences
-from inspectc.report.model import Frame, GraphBreak, Kernel, Recompile
-from inspectc.report.open import open_report
+from inspectc.analysis.ranks import DdpSplit, rank_differences
+from inspectc.model import Frame, GraphBreak, Kernel, Recompile
+from inspectc.store.open import open_report
 
 
 def frame(rank: int, cid: str, **kw: Any) -> Frame:

@@ -2,7 +2,7 @@
 
 The raw keys are read off trace/'s own code (every ``x.get("key")`` and ``x["key"]`` in
 inspectc/trace, and the record names the builder dispatches on); none of them may appear as a
-string literal in inspectc/readers, inspectc/cli or the TUI. Words that are inspectc's own
+string literal in inspectc/analysis, inspectc/render, inspectc/cli or the TUI. Words that are inspectc's own
 vocabulary too are not raw keys: the report model's field names, the Trace Event Format's
 fields (the Perfetto export writes that format) and a few plain labels, listed below.
 """
@@ -14,13 +14,18 @@ import dataclasses
 import inspect
 from pathlib import Path
 
-from inspectc.report import model
+from inspectc import model
 from inspectc.trace import builder
 from inspectc.trace.payloads import chromium, ddp
 from inspectc.trace.payloads import extras as compile_extras
 
 ROOT = Path(__file__).resolve().parent.parent
-READERS = [ROOT / "inspectc" / "readers", ROOT / "inspectc" / "cli", ROOT / "tui" / "inspectc_tui"]
+READERS = [
+    ROOT / "inspectc" / "analysis",
+    ROOT / "inspectc" / "render",
+    ROOT / "inspectc" / "cli",
+    ROOT / "tui" / "inspectc_tui",
+]
 TRACE_EVENT_FORMAT = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
 LABELS = {"str", "backend", "errors", "graph", "graphs", "inputs", "kernels", "ops", "phase", "runtime", "shape", "size", "version"}  # fmt: skip
 

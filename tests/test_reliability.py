@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import REPORTS, inspectc_cmd, run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

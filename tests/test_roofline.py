@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.readers.graph import fusion_dot
-from inspectc.readers.graph.style import ROOF_BANDS
-from inspectc.readers.roofline import (
+from inspectc.analysis.roofline import (
     DRAM_MODEL,
     DRAM_PEAK_GBPS,
     FALLBACK,
@@ -24,11 +22,13 @@ from inspectc.readers.roofline import (
     read_bytes,
     roofline,
 )
-from inspectc.report.bench import BenchResults, BenchRun, summarize
-from inspectc.report.kernel_detail import DETAIL_EVENT, parse_detail
-from inspectc.report.model import Kernel
-from inspectc.report.open import open_report
-from inspectc.report.schema import compress
+from inspectc.model import Kernel
+from inspectc.model.kernel_detail import DETAIL_EVENT, parse_detail
+from inspectc.render.graph import fusion_dot
+from inspectc.render.graph.style import ROOF_BANDS
+from inspectc.store.bench import BenchResults, BenchRun, summarize
+from inspectc.store.open import open_report
+from inspectc.store.schema import compress
 
 H200 = Path(__file__).parent / "data" / "bench" / "resnet18-h200.inspectc"
 GB = re.compile(r"""['"]kernel_num_gb['"]:\s*([0-9.eE+-]+)""")
@@ -114,7 +114,7 @@ def test_without_metadata_or_bench_it_says_why() -> None:
 
 
 def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices() -> None:
-    from inspectc.report import bench as table
+    from inspectc.store import bench as table
 
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -208,7 +208,7 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
     with open_report(report) as r:
         dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
     assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
-    from inspectc.readers.share.info import gather, kernel_columns
+    from inspectc.render.share.info import gather, kernel_columns
 
     with open_report(report) as r:
         info = gather(r)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 pytestmark = pytest.mark.capture
 

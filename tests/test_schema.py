@@ -12,10 +12,10 @@ import pytest
 from conftest import run_cli
 
 from inspectc.errors import ReportError
-from inspectc.report.model import CompileId, Frame, Kernel, Run
-from inspectc.report.open import open_report
-from inspectc.report.schema import SCHEMA_VERSION
-from inspectc.report.writer import ReportWriter
+from inspectc.model import CompileId, Frame, Kernel, Run
+from inspectc.store.open import open_report
+from inspectc.store.schema import SCHEMA_VERSION
+from inspectc.store.writer import ReportWriter
 
 V1 = Path(__file__).parent / "data" / "reports" / "v1-graph_breaks.inspectc"
 
@@ -117,10 +117,10 @@ REPORTS = Path(__file__).parent / "data" / "reports"
 def test_every_version_has_its_step_and_a_committed_report_that_opens(version: int) -> None:
     import importlib
 
-    from inspectc.report import migrations
+    from inspectc.store import migrations
 
     if version < SCHEMA_VERSION:
-        step = importlib.import_module(f"inspectc.report.migrations.v{version}_to_v{version + 1}")
+        step = importlib.import_module(f"inspectc.store.migrations.v{version}_to_v{version + 1}")
         assert migrations.STEPS[version] is step.frame
     found = sorted(REPORTS.glob(f"v{version}-*.inspectc"))
     assert found, f"no committed version-{version} report in tests/data/reports"

@@ -20,14 +20,10 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
+from inspectc.analysis.views import break_groups
 from inspectc.cli.share import share
 from inspectc.errors import ReportError
-from inspectc.readers.analysis import break_groups
-from inspectc.readers.export import export_report
-from inspectc.readers.share.markdown import GITHUB_LIMIT
-from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
-from inspectc.report.factory import ReportFactory
-from inspectc.report.model import (
+from inspectc.model import (
     Failure,
     Frame,
     GraphBreak,
@@ -38,7 +34,11 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
-from inspectc.report.open import open_report
+from inspectc.render.export import export_report
+from inspectc.render.share.markdown import GITHUB_LIMIT
+from inspectc.render.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.store.factory import ReportFactory
+from inspectc.store.open import open_report
 
 USER = "zq_alice"
 HOME = f"/home/{USER}"

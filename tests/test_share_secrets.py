@@ -16,10 +16,10 @@ import pytest
 from conftest import SAMPLES, run_cli
 
 from inspectc.errors import UsageError
-from inspectc.readers.share.redact import Redactor
-from inspectc.readers.share.rules import RULES, load_rules
-from inspectc.readers.share.scan import scan_bundle
-from inspectc.report import secrets as run_secrets
+from inspectc.model import secrets as run_secrets
+from inspectc.render.share.redact import Redactor
+from inspectc.render.share.rules import RULES, load_rules
+from inspectc.render.share.scan import scan_bundle
 
 PASSWORD = "hunter2"
 DB_PASS = "dbpass-77zz"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import Captures, run_cli
 
-from inspectc.readers.resume import bytecode, created_by
-from inspectc.report.open import open_report
+from inspectc.analysis.resume import bytecode, created_by
+from inspectc.store.open import open_report
 
 pytestmark = [pytest.mark.usefixtures("captures"), pytest.mark.capture]  # every test runs capture
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.readers.share.html import render_html
-from inspectc.readers.share.markdown import gather, render_markdown
-from inspectc.report.open import open_report
+from inspectc.render.share.html import render_html
+from inspectc.render.share.markdown import gather, render_markdown
+from inspectc.store.open import open_report
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples" / "reports").glob("*.inspectc"))
 _ESCAPE = re.compile(r"&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);")
@@ -99,8 +99,8 @@ _BREAKS = Path(__file__).resolve().parent / "data" / "breaks"
 
 
 def test_unresumable_fail_reason_is_whole_with_hints_and_groups_with_its_artifact() -> None:
-    from inspectc.readers.analysis import break_groups
-    from inspectc.report.model import Frame
+    from inspectc.analysis.views import break_groups
+    from inspectc.model import Frame
     from inspectc.trace.payloads.breaks import parse_break
 
     artifact = (_BREAKS / "2.13.0-cpu-breaks-7_0.txt").read_text(encoding="utf-8")
@@ -196,8 +196,8 @@ def _print_break(types: str, classes: str):  # noqa: ANN202 - GraphBreak
 def test_print_fix_offers_reordering_only_for_constant_arguments(
     types: str, classes: str, offered: bool
 ) -> None:
-    from inspectc.readers.remedies import remedies
-    from inspectc.report.model import Frame
+    from inspectc.analysis.remedies import remedies
+    from inspectc.model import Frame
 
     found = remedies([Frame(compile_id="0/0", graph_breaks=(_print_break(types, classes),))])
     configs = [r.change.option for r in found if r.change]
@@ -212,8 +212,8 @@ def test_print_fix_offers_reordering_only_for_constant_arguments(
 def test_api_report_says_what_to_do_instead_of_suggest(tmp_path: Path) -> None:
     from conftest import run_cli
 
-    from inspectc.report.factory import ReportFactory
-    from inspectc.report.model import Frame, Run
+    from inspectc.model import Frame, Run
+    from inspectc.store.factory import ReportFactory
     from inspectc.trace.payloads.breaks import parse_break
 
     item = parse_break((_BREAKS / "2.13.0-cpu-breaks-2_0.txt").read_text(encoding="utf-8"))
@@ -239,8 +239,8 @@ def test_api_report_says_what_to_do_instead_of_suggest(tmp_path: Path) -> None:
 
 
 def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
-    from inspectc.readers.graph.breaks import resume_target
-    from inspectc.report.model import Frame, GraphBreak, StackFrame
+    from inspectc.model import Frame, GraphBreak, StackFrame
+    from inspectc.render.graph.breaks import resume_target
 
     def stack(*lines: tuple[int, str]) -> tuple[StackFrame, ...]:
         return tuple(StackFrame(filename="m.py", line=n, function=fn) for n, fn in lines)
@@ -304,7 +304,7 @@ def test_readme_python_imports_exist() -> None:
         for name in filter(None, (n.strip() for n in names.split("#")[0].split(","))):
             assert hasattr(found, name), line
     inline = re.findall(r"`(inspectc(?:\.\w+)+)\.\w+\(", _README.read_text(encoding="utf-8"))
-    for dotted in inline:  # `inspectc.report.fxgraph.parse(...)` in the prose
+    for dotted in inline:  # `inspectc.model.fxgraph.parse(...)` in the prose
         importlib.import_module(dotted)
 
 
@@ -315,8 +315,8 @@ def test_readme_python_imports_exist() -> None:
 def test_wrapper_frame_is_named_by_the_model_method_and_the_users_call(tmp_path: Path) -> None:
     from conftest import run_cli
 
-    from inspectc.report.factory import ReportFactory
-    from inspectc.report.model import Frame, Guard, Run, StackFrame
+    from inspectc.model import Frame, Guard, Run, StackFrame
+    from inspectc.store.factory import ReportFactory
     from inspectc.trace import names
 
     site = "/venv/lib/python3.11/site-packages"
@@ -370,7 +370,7 @@ def test_decorated_methods_are_named_from_the_guards_dynamo_wrote() -> None:
     """``torch.compile(model.generate)`` on a tiny GPT-2 (transformers 4.5x, torch 2.13):
     Dynamo compiles ``wrapped_func`` (deprecation.py) and, after generate()'s breaks, the
     ``wrapper`` of forward called straight from ``_sample``. Guards as that run recorded them."""
-    from inspectc.report.model import Guard, StackFrame
+    from inspectc.model import Guard, StackFrame
     from inspectc.trace import names
 
     site = "/venv/lib/python3.11/site-packages/transformers"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
-from inspectc.readers import extras as compile_extras
-from inspectc.report.model import CudaGraphs
-from inspectc.report.open import open_report
-from inspectc.report.writer import ReportWriter
+from inspectc.analysis import extras as compile_extras
+from inspectc.model import CudaGraphs
+from inspectc.store.open import open_report
+from inspectc.store.writer import ReportWriter
 from inspectc.trace.builder import Builder
 
 pytestmark = pytest.mark.capture

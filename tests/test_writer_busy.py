@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from inspectc.report.writer import ReportWriter
+from inspectc.store.writer import ReportWriter
 
 HOLD_S = 6.5  # longer than the writer's 5 s busy_timeout: one COMMIT attempt alone fails
 

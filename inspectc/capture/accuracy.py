@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from inspectc.capture import accuracy_compare as cmp
-from inspectc.report.accuracy import DIVERGES, ERROR, NOT_COMPARED, OK, GraphAccuracy, OutputCheck
+from inspectc.model.accuracy import DIVERGES, ERROR, NOT_COMPARED, OK, GraphAccuracy, OutputCheck
 
 RANDOM_TARGETS = {
     "dropout",

@@ -29,7 +29,7 @@ import torch
 
 from inspectc.capture import accuracy_compare as cmp
 from inspectc.capture.accuracy import AccuracyCapture, Graph
-from inspectc.report.accuracy import (
+from inspectc.model.accuracy import (
     DIVERGES,
     OK,
     AccuracyRun,

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from inspectc.report.accuracy import DIVERGES, NOT_COMPARED, OK, OutputCheck
+from inspectc.model.accuracy import DIVERGES, NOT_COMPARED, OK, OutputCheck
 
 
 @dataclass(frozen=True, slots=True)

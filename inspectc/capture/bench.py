@@ -25,9 +25,9 @@ from typing import Any
 
 from inspectc.capture import bench_measure as measure
 from inspectc.capture import torch_api
-from inspectc.report.bench import MODULE, BenchRun, Isolated, Key
-from inspectc.report.model import Kernel
-from inspectc.report.reader import Report
+from inspectc.model import Kernel
+from inspectc.store.bench import MODULE, BenchRun, Isolated, Key
+from inspectc.store.reader import Report
 
 Progress = Callable[[str], None]
 

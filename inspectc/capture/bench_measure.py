@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspectc.capture.kineto import kernel_kind
-from inspectc.report.bench import MODULE, Isolated, cv_of, summarize
+from inspectc.store.bench import MODULE, Isolated, cv_of, summarize
 
 CALL_RANGE = "inspectc_bench_call"
 Samples = dict[str, list[float]]  # name -> samples (µs)

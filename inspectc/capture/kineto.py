@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.capture import torch_api
-from inspectc.report.stats import Samples
+from inspectc.model.stats import Samples
 
 REGION_PREFIX = "Torch-Compiled Region: "
 GRAPH_PREFIX = "## Call CompiledFxGraph "

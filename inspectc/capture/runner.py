@@ -62,7 +62,7 @@ MAX_SCRIPT_BYTES = 64 << 20  # a script larger than this is not source code (INS
 def _read_script(script: Path) -> bytes:
     """The script's bytes: a regular file (not a FIFO or device, checked with fstat before any
     read) of at most ``MAX_SCRIPT_BYTES``, read no further than that."""
-    from inspectc.report.limits import scale
+    from inspectc.model.limits import scale
 
     fd = os.open(script, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as fh:

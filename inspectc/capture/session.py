@@ -31,10 +31,10 @@ from inspectc.capture.backward_nodes import BackwardNodes
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
-from inspectc.report import runlock, secrets
-from inspectc.report.model import PROFILE_WINDOW, Run, RunOptions
-from inspectc.report.origin import origin_meta
-from inspectc.report.writer import ReportWriter
+from inspectc.model import PROFILE_WINDOW, Run, RunOptions, secrets
+from inspectc.store import runlock
+from inspectc.store.origin import origin_meta
+from inspectc.store.writer import ReportWriter
 from inspectc.trace.builder import Builder
 from inspectc.version import __version__
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from inspectc.capture import torch_api, torch_config
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.report.model import ConfigValue
+from inspectc.model import ConfigValue
 
 Record = Callable[[str], None]
 

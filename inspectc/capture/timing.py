@@ -32,7 +32,7 @@ from inspectc.capture import exit_path, torch_api
 from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
-from inspectc.report.model import CompileId
+from inspectc.model import CompileId
 
 SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
 _COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})

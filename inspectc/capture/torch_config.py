@@ -13,7 +13,7 @@ from types import FrameType
 from typing import Any
 
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.report.model import CONFIG_MODULES, CompileBackend
+from inspectc.model import CONFIG_MODULES, CompileBackend
 
 # -- user config (``inspectc run --config``) and what the run left non-default ----------------
 

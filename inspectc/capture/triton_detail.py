@@ -34,8 +34,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from inspectc.report.irmap import kernel_file
-from inspectc.report.kernel_detail import (
+from inspectc.model.irmap import kernel_file
+from inspectc.model.kernel_detail import (
     CPU_BUILD_EVENT,
     DETAIL_EVENT,
     IR_CAP_CHARS,

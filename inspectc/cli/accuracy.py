@@ -119,9 +119,9 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
 def _store(output: Path, result: object) -> None:
     import sqlite3
 
-    from inspectc.readers.accuracy import link_kernels
-    from inspectc.report import accuracy as table
-    from inspectc.report.open import open_report
+    from inspectc.model import accuracy as table
+    from inspectc.render.accuracy import link_kernels
+    from inspectc.store.open import open_report
 
     assert isinstance(result, table.AccuracyRun)
     with open_report(output) as report:

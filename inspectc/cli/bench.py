@@ -19,7 +19,7 @@ from inspectc.errors import UsageError
 def _target(args: argparse.Namespace) -> Path | None:
     """Where the figures go: the ``-o`` path (checked), or None for the report in place."""
     from inspectc.cli.output import check_output, shown
-    from inspectc.report.target import replaceable_report
+    from inspectc.store.target import replaceable_report
 
     if args.output:
         return check_output(args.output, what="report", ours=replaceable_report, inputs=[args.report])
@@ -45,8 +45,8 @@ def _target(args: argparse.Namespace) -> Path | None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from inspectc.cli.kernels import render_kernels
     from inspectc.cli.output import shown
-    from inspectc.report.open import open_report
-    from inspectc.report.origin import consent
+    from inspectc.store.open import open_report
+    from inspectc.store.origin import consent
 
     target = _target(args)
     with open_report(args.report) as report:
@@ -93,7 +93,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _store(path: Path, result: object) -> None:
     from inspectc.capture.bench import BenchResult
-    from inspectc.report import bench as bench_table
+    from inspectc.store import bench as bench_table
 
     assert isinstance(result, BenchResult)
     db = sqlite3.connect(path)

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from inspectc.analysis.text import printable
 from inspectc.cli.output import check_output, replacing, shown
 from inspectc.errors import UsageError
-from inspectc.readers.text import printable
 
 DEFAULT_MAX_NODES = 400
 
@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    from inspectc.readers.graph import breaks_dot, fusion_dot, render
-    from inspectc.report.open import open_report
+    from inspectc.render.graph import breaks_dot, fusion_dot, render
+    from inspectc.store.open import open_report
 
     if args.max_nodes < 0:
         raise UsageError("--max-nodes must be 0 (no limit) or more")

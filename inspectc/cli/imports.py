@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspectc.analysis.text import json_text, printable
 from inspectc.errors import UsageError
-from inspectc.readers.text import json_text, printable
 
 
 def register(sub: Any) -> None:
@@ -99,7 +99,7 @@ def _count(text: str) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from inspectc.trace.importer import import_logs
+    from inspectc.capture.importer import import_logs
 
     source = Path(args.path)
     output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
@@ -117,7 +117,7 @@ def _stem(path: Path) -> str:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from inspectc.report.merge import merge_reports, reports_in
+    from inspectc.store.merge import merge_reports, reports_in
 
     paths: list[Path] = []
     for given in args.reports:
@@ -140,8 +140,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from inspectc.readers.diff import diff_reports, render_diff
-    from inspectc.report.open import open_report
+    from inspectc.analysis.diff import diff_reports, render_diff
+    from inspectc.store.open import open_report
 
     if args.fail_on_slowdown is not None and args.fail_on_slowdown < 0:
         raise UsageError("--fail-on-slowdown wants a percentage of 0 or more")
@@ -165,7 +165,7 @@ def _rel_error(text: str) -> float:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from inspectc.readers.check import (
+    from inspectc.analysis.check import (
         Limits,
         check_accuracy,
         check_frames,
@@ -173,8 +173,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         rank_kinds,
         render_check,
     )
-    from inspectc.readers.rank_render import report_differences
-    from inspectc.report.open import open_report
+    from inspectc.render.rank_render import report_differences
+    from inspectc.store.open import open_report
 
     kinds = rank_kinds(args.fail_on_rank_differences)
     limits = Limits(

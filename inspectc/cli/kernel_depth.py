@@ -1,6 +1,6 @@
 """``inspectc repro R KERNEL`` and ``inspectc ir R KERNEL``: one kernel, deeper. No torch.
 
-``repro`` writes a standalone script (``readers/repro.py``). ``ir`` prints what the kernel
+``repro`` writes a standalone script (``render/repro.py``). ``ir`` prints what the kernel
 compiled to: the compile metadata, the occupancy estimate, the launches, one stage
 (``--stage ttir|ttgir|llir|ptx|sass``) and, with ``--line N``, the stage lines of the
 kernel's Python line N; a C++ kernel shows its source, compile command and vector ISA.
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from inspectc.errors import UsageError
-from inspectc.readers.compiled import cpp_lines, detail_lines
-from inspectc.report.irmap import STAGES, line_map
+from inspectc.model.irmap import STAGES, line_map
+from inspectc.render.compiled import cpp_lines, detail_lines
 
 
 def _is_repro(path: Path) -> bool:
@@ -27,8 +27,8 @@ def _is_repro(path: Path) -> bool:
 
 def cmd_repro(args: argparse.Namespace) -> int:
     from inspectc.cli.output import check_output, write_output
-    from inspectc.readers.repro import find_kernel, render_script, spec_for
-    from inspectc.report.open import open_report
+    from inspectc.render.repro import find_kernel, render_script, spec_for
+    from inspectc.store.open import open_report
 
     to_file = bool(args.output) and args.output != "-"
     if to_file:
@@ -46,8 +46,8 @@ def cmd_repro(args: argparse.Namespace) -> int:
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
-    from inspectc.readers.repro import find_kernel
-    from inspectc.report.open import open_report
+    from inspectc.render.repro import find_kernel
+    from inspectc.store.open import open_report
 
     with open_report(args.report) as report:
         kernel = find_kernel(report, args.kernel)
@@ -68,7 +68,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
             out.append(
                 f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
             )
-        from inspectc.readers.roofline import detail_text, read_bytes, roofline
+        from inspectc.analysis.roofline import detail_text, read_bytes, roofline
 
         reads = read_bytes(detail)  # the same figure as `kernels`, share and the TUI
         if reads is not None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.readers.roofline import OVER_LIMIT, Roofline, launch_reads, limit_text, method_lines, roofline
-from inspectc.readers.text import cut_middle
-from inspectc.readers.text import printable as _clean
-from inspectc.readers.timefmt import (
+from inspectc.analysis.roofline import OVER_LIMIT, Roofline, launch_reads, limit_text, method_lines, roofline
+from inspectc.analysis.text import cut_middle
+from inspectc.analysis.text import printable as _clean
+from inspectc.model import PROFILE_WINDOW, Frame, Kernel, Run
+from inspectc.render.timefmt import (
     NOISE_LEGEND,
     Unit,
     column_unit,
@@ -18,9 +19,8 @@ from inspectc.readers.timefmt import (
     shown_vs_measured,
     typical,
 )
-from inspectc.report.bench import BenchResults, Isolated
-from inspectc.report.model import PROFILE_WINDOW, Frame, Kernel, Run
-from inspectc.report.open import open_report
+from inspectc.store.bench import BenchResults, Isolated
+from inspectc.store.open import open_report
 
 SORTS = ("time", "name", "calls")
 NAME_WIDTH = 60

@@ -14,15 +14,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspectc.analysis.text import printable
 from inspectc.cli.run import _run_parser, cmd_run
 from inspectc.errors import InspectcError, UsageError
-from inspectc.readers.text import printable
 from inspectc.version import __version__
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from inspectc.readers.summary import render_summary
-    from inspectc.report.open import open_report  # a report, a bundle, or a directory of rank reports
+    from inspectc.render.summary import render_summary
+    from inspectc.store.open import open_report  # a report, a bundle, or a directory of rank reports
 
     with open_report(args.report) as report:
         print(render_summary(report, report_path=args.report))
@@ -30,10 +30,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from inspectc.analysis.text import json_text
     from inspectc.cli.output import check_output, write_output
-    from inspectc.readers.export import export_report
-    from inspectc.readers.text import json_text
-    from inspectc.report.open import open_report
+    from inspectc.render.export import export_report
+    from inspectc.store.open import open_report
 
     if args.perfetto:
         from inspectc.cli.perfetto import export_perfetto

@@ -18,9 +18,9 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from inspectc.analysis.text import printable, short_path
 from inspectc.errors import UsageError
-from inspectc.readers.text import printable, short_path
-from inspectc.report.target import umask
+from inspectc.store.target import umask
 
 Ours = Callable[[Path], bool]
 
@@ -141,7 +141,7 @@ def _temp_beside(target: Path, what: str) -> Path:
 def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     """As :func:`replacing`, but the finished file takes *target*'s name only when nothing
     has it (``exclusive.place_new``): a file inspectc did not write is never replaced."""
-    from inspectc.report.exclusive import place_new
+    from inspectc.store.exclusive import place_new
 
     target = Path(target)
     tmp = _temp_beside(target, what)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 def export_perfetto(args: argparse.Namespace) -> int:
     from inspectc.cli.output import check_output, write_output
-    from inspectc.readers.perfetto import chrome_trace
-    from inspectc.report.open import open_report
+    from inspectc.render.perfetto import chrome_trace
+    from inspectc.store.open import open_report
 
     what = "Chrome trace"
     check_output(args.perfetto, what=what, ours=_is_trace, inputs=[args.report], devices=True)

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from inspectc.analysis.text import printable
 from inspectc.cli.argv import split_own
 from inspectc.errors import InspectcError, UsageError
-from inspectc.readers.text import printable
-from inspectc.report.model import CONFIG_MODULES, PROFILE_WINDOW
+from inspectc.model import CONFIG_MODULES, PROFILE_WINDOW
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -180,7 +180,7 @@ def _check_run_output(output: Path, script: str | None) -> None:
     """Refuse, before the script runs, a report path that would replace the script or a file
     that is not a report (a directory or a device is the writer's: the script runs uncaptured)."""
     from inspectc.cli.output import shown, why
-    from inspectc.report.target import replaceable_report
+    from inspectc.store.target import replaceable_report
 
     if script is not None:
         try:
@@ -241,8 +241,8 @@ def _status_line():  # noqa: ANN202 - returns a callable or None
 
 
 def _print_summary(path: Path) -> None:
-    from inspectc.readers.summary import render_summary
-    from inspectc.report.open import open_report
+    from inspectc.render.summary import render_summary
+    from inspectc.store.open import open_report
 
     try:
         with open_report(path) as report:

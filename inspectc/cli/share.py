@@ -15,17 +15,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspectc.analysis.text import printable
 from inspectc.cli.output import creating, shown, why
 from inspectc.errors import UsageError
-from inspectc.readers.share.copy import redacted_copy
-from inspectc.readers.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
-from inspectc.readers.share.redact import LEFT_OUT, Redactor, redactor_for
-from inspectc.readers.share.rules import Rule, load_rules
-from inspectc.readers.text import printable
-from inspectc.report.bundle import write_bundle
-from inspectc.report.exclusive import TargetExists, remove_on_signal
-from inspectc.report.open import open_report
-from inspectc.report.reader import Report
+from inspectc.render.share.copy import redacted_copy
+from inspectc.render.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
+from inspectc.render.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.render.share.rules import Rule, load_rules
+from inspectc.store.bundle import write_bundle
+from inspectc.store.exclusive import TargetExists, remove_on_signal
+from inspectc.store.open import open_report
+from inspectc.store.reader import Report
 
 REPORT_MEMBER = "report.inspectc"
 SUMMARY_MEMBER = "SUMMARY.md"
@@ -158,7 +158,7 @@ def share(
             markdown = render_markdown(info, limit=limit)
             page = None
             if html_path is not None:
-                from inspectc.readers.share.html import render_html
+                from inspectc.render.share.html import render_html
 
                 sources = {k.id: report.kernel_source(k) for k in info.top_kernels}
                 sources = {kid: s for kid, s in sources.items() if s and s != LEFT_OUT}
@@ -260,7 +260,7 @@ def _show_redactions(removed: dict[tuple[str, str], set[str]]) -> None:
 
 
 def _check(bundle: str, extra_rules: tuple[Rule, ...] = ()) -> int:
-    from inspectc.readers.share.scan import SHOWN, by_kind, scan_bundle
+    from inspectc.render.share.scan import SHOWN, by_kind, scan_bundle
 
     findings = scan_bundle(bundle, extra_rules=extra_rules)
     name = shown(bundle)

@@ -1,6 +1,6 @@
 """``inspectc suggest REPORT``: try each known config remedy on the user's own script.
 
-For every remedy that needs no code edit (see :mod:`inspectc.readers.remedies`), the
+For every remedy that needs no code edit (see :mod:`inspectc.analysis.remedies`), the
 recorded command is re-run once under ``inspectc run --config KEY=VALUE`` into its own
 report beside the original, so ``inspectc diff`` works on any pair; the baseline is re-run
 too (same command, no change), twice, so the script's output can be compared and its own
@@ -19,14 +19,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspectc.analysis.remedies import Remedy, remedies
+from inspectc.analysis.text import printable
+from inspectc.analysis.views import Totals, break_groups, totals
 from inspectc.errors import UsageError
-from inspectc.readers.analysis import Totals, break_groups, totals
-from inspectc.readers.remedies import Remedy, remedies
-from inspectc.readers.text import printable
-from inspectc.report.model import Frame, Run
-from inspectc.report.open import open_report
-from inspectc.report.origin import consent
-from inspectc.report.reader import Report
+from inspectc.model import Frame, Run
+from inspectc.store.open import open_report
+from inspectc.store.origin import consent
+from inspectc.store.reader import Report
 
 # run options that must not be passed on (we choose output, quietness, TUI ourselves)
 _DROP_WITH_VALUE = {"-o", "--output"}
@@ -67,7 +67,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 
 def _suggest(args: argparse.Namespace, report: Report) -> int:
-    from inspectc.report import bundle
+    from inspectc.store import bundle
 
     frames, run = list(report.frames), report.run
     named = Path(args.report)

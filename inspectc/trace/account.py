@@ -19,7 +19,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from inspectc.report.account import ACCOUNT_EVENT
+from inspectc.model.account import ACCOUNT_EVENT
 from inspectc.trace.sink import Sink
 
 

@@ -4,7 +4,7 @@ A log attached to a bug may be a ``.gz`` whose one line inflates to gigabytes, o
 of newlines. Lines are read with a cap (``LINE_CAP``); a ``.gz`` inflates at most
 ``max(GZ_MIN_TOTAL, GZ_RATIO x its size)``; blank lines (which carry nothing) are allowed at
 most ``BLANK_SLACK`` more than the lines that do. Peeking a log's rank reads ``PEEK_BYTES`` at
-most. ``INSPECTC_LIMITS=N`` multiplies every limit (``report/limits.py``).
+most. ``INSPECTC_LIMITS=N`` multiplies every limit (``model/limits.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from inspectc.errors import ReportError
-from inspectc.report.limits import scale
+from inspectc.model.limits import scale
 
 LINE_CAP = 64 << 20  # characters in one line of a log
 GZ_MIN_TOTAL = 1 << 30  # a .gz may always inflate this much

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from inspectc.errors import RankConflict
-from inspectc.report.model import Frame, GraphBreak, StackFrame
+from inspectc.model import Frame, GraphBreak, StackFrame
 from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, piece_kind

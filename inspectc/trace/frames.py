@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.report.model import (
+from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
     STATUS_FAILED,

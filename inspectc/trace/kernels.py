@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from inspectc.report.model import Kernel, Origin
+from inspectc.model import Kernel, Origin
 from inspectc.trace.frames import FrameState
 from inspectc.trace.payloads import output_code, provenance
 from inspectc.trace.sink import Sink

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from inspectc.report.library import in_library
-from inspectc.report.model import Guard, StackFrame
+from inspectc.model import Guard, StackFrame
+from inspectc.model.library import in_library
 
 # (function, path ending) of wrappers Dynamo compiles in place of the user's callable.
 WRAPPERS: tuple[tuple[str, str], ...] = (

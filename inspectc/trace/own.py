@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from inspectc.report.model import StackFrame
+from inspectc.model import StackFrame
 
 # this file is inspectc/<package>/own.py: two folders up is the package's own folder
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, TypeGuard
 
-from inspectc.report.model import CompileId
+from inspectc.model import CompileId
 
 __all__ = [
     "CONTEXT_KEYS",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from inspectc.report.model import CompileId
+from inspectc.model import CompileId
 from inspectc.trace.frames import FrameState
 
 PREFIX = "torch_dynamo_resume_in_"

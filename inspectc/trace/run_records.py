@@ -3,7 +3,7 @@ draft-export report, AOTInductor compiles, links, artifacts, per-graph collectiv
 
 The builder hands every event to :meth:`RunRecordsBuilder.feed` (it ignores what is not
 its own) and calls :meth:`finish` at the end, which writes one ``inspectc_records`` event
-(JSON of :class:`~inspectc.report.runrecords.RunRecords`). The parsing is in
+(JSON of :class:`~inspectc.model.runrecords.RunRecords`). The parsing is in
 ``payloads/export.py`` and ``payloads/artifacts.py``; this module only keeps the order:
 
 - an export's findings (``propagate_real_tensors_provenance``, ``guard_added``...; records
@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.report.model import to_plain
-from inspectc.report.runrecords import (
+from inspectc.model import to_plain
+from inspectc.model.runrecords import (
     RECORDS_EVENT,
     AotCode,
     AotCompile,

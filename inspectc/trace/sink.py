@@ -1,7 +1,7 @@
 """What the trace writes into: the few writer methods the builder calls. No torch, no SQLite.
 
 The builder streams frames, graphs, kernels and raw events into a sink as it reads records;
-the report's :class:`~inspectc.report.writer.ReportWriter` is the one real sink (capture and
+the report's :class:`~inspectc.store.writer.ReportWriter` is the one real sink (capture and
 ``inspectc import`` pass it in). Declaring the methods here keeps ``trace/`` free of the
 storage package: trace and the report file are siblings that only capture and import join.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from inspectc.report.model import Frame, Kernel
+from inspectc.model import Frame, Kernel
 
 
 class Sink(Protocol):

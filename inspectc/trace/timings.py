@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from inspectc.report.model import FrameTiming, KernelTime
+from inspectc.model import FrameTiming, KernelTime
 from inspectc.trace.frames import FrameState
 from inspectc.trace.kernel_names import op_key, site_number
 from inspectc.trace.sink import Sink

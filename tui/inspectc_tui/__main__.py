@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspectc.errors import InspectcError
-from inspectc.report.open import open_report
+from inspectc.store.open import open_report
 
 FOLLOW_HELP = "follow a report that `inspectc run` is still writing: frames appear as they land"
 

@@ -10,8 +10,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from inspectc.report.exclusive import place_new
-from inspectc.report.reader import Report
+from inspectc.store.exclusive import place_new
+from inspectc.store.reader import Report
 
 # Editors that take `path:line` rather than `+line path`.
 _COLON_EDITORS = {"subl", "zed", "hx", "helix"}
@@ -38,9 +38,9 @@ def export_file_stem(report_path: Path, compile_id: str, rank: int | None) -> st
 
 
 def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not installed
-    """``inspectc.readers.graph.fusion.fusion_dot`` when this inspectc has it, else None."""
+    """``inspectc.render.graph.fusion.fusion_dot`` when this inspectc has it, else None."""
     try:
-        from inspectc.readers.graph.fusion import fusion_dot  # type: ignore[import-not-found,unused-ignore]
+        from inspectc.render.graph.fusion import fusion_dot  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     return fusion_dot

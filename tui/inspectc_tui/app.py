@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from inspectc.errors import InspectcError
-from inspectc.report.model import Frame, Run
+from inspectc.model import Frame, Run
 from inspectc_tui.actions import editor_command, export_file_stem, export_graph, graph_exporter
 from inspectc_tui.data import ReportData, SearchHit, frame_key, load_report
 from inspectc_tui.follow import Stamp, follow_report, stamp, watch
@@ -97,7 +97,7 @@ class InspectcApp(App[None]):
         self.call_after_refresh(self.load)
 
     def on_unmount(self) -> None:
-        from inspectc.report import untrusted
+        from inspectc.store import untrusted
 
         untrusted.cancel()  # a loader thread still reading stops within a second, so exit ends
         if self.data is not None:

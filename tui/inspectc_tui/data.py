@@ -14,17 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from inspectc.readers.analysis import BreakGroup, Totals, break_groups, totals
-from inspectc.readers.rank_render import report_differences
-from inspectc.readers.rank_runtime import render_runtime_sections
-from inspectc.readers.ranks import RankDifference
-from inspectc.readers.resume import Branch, ambiguous_resumes, branch_of, bytecode
-from inspectc.readers.trie import TrieNode, break_trie
-from inspectc.report.account import Account
-from inspectc.report.kernel_detail import CpuBuild, KernelDetail
-from inspectc.report.model import FailedGuard, Frame, FrameKey, Kernel, Run
-from inspectc.report.open import open_report
-from inspectc.report.reader import EventRow, Report
+from inspectc.analysis.rank_runtime import render_runtime_sections
+from inspectc.analysis.ranks import RankDifference
+from inspectc.analysis.resume import Branch, ambiguous_resumes, branch_of, bytecode
+from inspectc.analysis.trie import TrieNode, break_trie
+from inspectc.analysis.views import BreakGroup, Totals, break_groups, totals
+from inspectc.model import FailedGuard, Frame, FrameKey, Kernel, Run
+from inspectc.model.account import Account
+from inspectc.model.kernel_detail import CpuBuild, KernelDetail
+from inspectc.render.rank_render import report_differences
+from inspectc.store.open import open_report
+from inspectc.store.reader import EventRow, Report
 
 T = TypeVar("T")
 Progress = Callable[[str, float], None]  # (what is loading, fraction done)
@@ -165,7 +165,7 @@ class ReportData:
 
     def launch_reads(self, kernels: list[Kernel]) -> dict[int, int]:
         """Kernel id -> input bytes of its recorded launch (% limit's DRAM model), where recorded."""
-        from inspectc.readers.roofline import launch_reads
+        from inspectc.analysis.roofline import launch_reads
 
         with self._lock:
             return launch_reads(self._report, kernels)

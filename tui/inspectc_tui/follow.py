@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.report.model import Run
+from inspectc.model import Run
 from inspectc_tui.data import Progress, ReportData, load_report
 
 Stamp = tuple[int, int] | None  # (size, mtime_ns), None while the file does not exist

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from inspectc.report.model import Kernel
+from inspectc.model import Kernel
 
 # `name: "f32[8, 16][16, 1]cpu" = ...` or `name = ...` (print_readable of an FX graph).
 _DEFINITION = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*"[^"]*")?\s*=(?!=)')

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from inspectc.report.model import Run
+from inspectc.model import Run
 from inspectc_tui.data import FrameKey, ReportData
 
 

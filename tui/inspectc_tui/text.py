@@ -3,7 +3,7 @@
 Report text is data: a reason, file name or kernel name may hold ``[bold]``, ANSI escapes
 or other control characters. Everything shown from a report goes through :func:`literal`,
 which never parses markup and passes the text through the one terminal sanitizer
-(:func:`inspectc.readers.text.printable`: an escape sequence or control character becomes
+(:func:`inspectc.analysis.text.printable`: an escape sequence or control character becomes
 ``?``). Paths are shortened by the one path shortener, relative to the run's directory.
 """
 
@@ -12,10 +12,9 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from inspectc.readers import text as report_text
-from inspectc.readers.resume import Branch, in_library, short_function, shown_function
-from inspectc.readers.summary import end_text
-from inspectc.report.model import (
+from inspectc.analysis import text as report_text
+from inspectc.analysis.resume import Branch, in_library, short_function, shown_function
+from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
     STATUS_FAILED,
@@ -25,6 +24,7 @@ from inspectc.report.model import (
     Frame,
     Run,
 )
+from inspectc.render.summary import end_text
 
 STATUS_STYLE = {
     STATUS_FAILED: "bold red",

@@ -3,7 +3,7 @@
 The frames of an MLP that prints, calls ``.item()``, branches on data and changes its batch
 size, and of a function whose ``if`` ran down both sides: graph-break texts, a resume
 function's original bytecode and Dynamo graph as torch 2.13 wrote them, arranged by the
-real ``ReportWriter`` (through ``inspectc.report.factory``) the way capture arranges them. The user's sources are copied beside
+real ``ReportWriter`` (through ``inspectc.store.factory``) the way capture arranges them. The user's sources are copied beside
 the report, so source views and carets are tested against the lines torch pointed at.
 """
 
@@ -14,8 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from inspectc.report.factory import ReportFactory
-from inspectc.report.model import (
+from inspectc.model import (
     STATUS_GRAPH_BREAK,
     STATUS_OK,
     CompileBackend,
@@ -29,6 +28,7 @@ from inspectc.report.model import (
     RunOptions,
     StackFrame,
 )
+from inspectc.store.factory import ReportFactory
 from inspectc.trace.payloads.breaks import parse_break
 
 DATA = Path(__file__).parent / "data"

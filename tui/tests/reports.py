@@ -1,7 +1,7 @@
 """Small purpose-made reports for TUI tests, written with the real ReportWriter.
 
 The golden reports in samples/reports come from real capture; these (made with
-:class:`inspectc.report.factory.ReportFactory`) add what a capture
+:class:`inspectc.store.factory.ReportFactory`) add what a capture
 on this machine cannot produce on demand: hostile text (Rich markup, ANSI escapes,
 control characters) in every string a reader shows, paths of another machine, kernel
 provenance (fused nodes and origins) for fusion navigation, and an empty frame.
@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspectc.report.factory import ReportFactory
-from inspectc.report.model import (
+from inspectc.model import (
     STATUS_EMPTY,
     STATUS_GRAPH_BREAK,
     CompileMetrics,
@@ -26,6 +25,7 @@ from inspectc.report.model import (
     Run,
     StackFrame,
 )
+from inspectc.store.factory import ReportFactory
 
 MARKUP = "[bold red]not markup[/]"
 ANSI = "\x1b[31mred\x1b[0m"

@@ -11,9 +11,9 @@ from pathlib import Path
 from inspectc_tui.dialogs.run import RunScreen
 from pilots import RecordingApp, loaded, open_frame, screen_text, settle, sync, text_of
 
-from inspectc.readers.analysis import totals
-from inspectc.report.open import open_report
-from inspectc.trace.importer import import_logs
+from inspectc.analysis.views import totals
+from inspectc.capture.importer import import_logs
+from inspectc.store.open import open_report
 
 LOGS = Path(__file__).resolve().parents[2] / "tests" / "data" / "logs"
 SIZE = (160, 48)

@@ -185,7 +185,7 @@ async def test_kernels_of_an_unbenched_training_report_show_their_pass_not_empty
 
 @sync
 async def test_an_untimed_kernel_says_why(graph_breaks_report: Path) -> None:
-    from inspectc.report.open import open_report
+    from inspectc.store.open import open_report
 
     with open_report(graph_breaks_report) as report:
         untimed = next(k for k in report.kernels if k.compile_id == "2/1" and k.time is None)

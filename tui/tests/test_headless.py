@@ -11,7 +11,7 @@ from inspectc_tui.fusion import graph_for_kernel, kernels_for_node, node_at, nod
 from inspectc_tui.source import excerpt, resolve
 from inspectc_tui.text import escape_controls, literal, short_path
 
-from inspectc.report.model import Kernel
+from inspectc.model import Kernel
 
 
 def test_literal_never_interprets_markup_or_escapes() -> None:

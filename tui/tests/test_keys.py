@@ -72,7 +72,7 @@ async def test_e_on_another_machines_path_says_so(fusion_report: Path) -> None:
 
 @sync
 async def test_x_without_the_exporter(graph_breaks_report: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "inspectc.readers.graph.fusion", None)
+    monkeypatch.setitem(sys.modules, "inspectc.render.graph.fusion", None)
     app = RecordingApp(graph_breaks_report)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
@@ -90,9 +90,9 @@ async def test_x_writes_the_frames_dot(
         calls.append(compile_id)
         return 'digraph "g" { a -> b }\n'
 
-    fake = types.ModuleType("inspectc.readers.graph.fusion")
+    fake = types.ModuleType("inspectc.render.graph.fusion")
     fake.fusion_dot = fusion_dot  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspectc.readers.graph.fusion", fake)
+    monkeypatch.setitem(sys.modules, "inspectc.render.graph.fusion", fake)
     monkeypatch.setenv("PATH", str(tmp_path / "nobin"))  # no `dot`: the .dot only
     app = RecordingApp(graph_breaks_report, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -108,7 +108,7 @@ async def test_x_writes_the_frames_dot(
 
 @sync
 async def test_x_with_the_real_exporter(mlp_report: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspectc.readers.graph.fusion")
+    pytest.importorskip("inspectc.render.graph.fusion")
     app = RecordingApp(mlp_report, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

@@ -140,7 +140,7 @@ async def test_the_run_shows_its_options(daily: Path) -> None:
 
 @sync
 async def test_x_says_where_it_writes_and_asks(fusion_report: Path, tmp_path: Path) -> None:
-    pytest.importorskip("inspectc.readers.graph.fusion")
+    pytest.importorskip("inspectc.render.graph.fusion")
     app = RecordingApp(fusion_report, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

@@ -15,8 +15,8 @@ from inspectc_tui.frame.kernels import KernelsPane
 from inspectc_tui.widgets.code_view import CodeView
 from pilots import RecordingApp, loaded, open_frame, settle, sync, text_of
 
-from inspectc.report.kernel_detail import DETAIL_EVENT
-from inspectc.report.schema import compress
+from inspectc.model.kernel_detail import DETAIL_EVENT
+from inspectc.store.schema import compress
 
 DATA = Path(__file__).parents[2] / "tests" / "data" / "gpu"
 SIZE = (160, 48)

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from inspectc.report.runrecords import CacheKey, ExecutionOrder, Link, OpEstimate
+from inspectc.model.runrecords import CacheKey, ExecutionOrder, Link, OpEstimate
 
 __all__ = [
     "COLLECTIVE_SCHEDULE",

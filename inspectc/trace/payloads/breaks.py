@@ -37,7 +37,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from inspectc.report.model import FailedGuard, GraphBreak, Recompile, StackFrame
+from inspectc.model import FailedGuard, GraphBreak, Recompile, StackFrame
 
 __all__ = ["doc_url", "parse_break", "parse_recompile_reasons"]
 

@@ -26,9 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from inspectc.report import fxgraph
-from inspectc.report.model import Kernel, Origin, StackFrame
-from inspectc.report.runrecords import AotCode, AotKernel, ExportedProgram, ExportIssue
+from inspectc.model import Kernel, Origin, StackFrame, fxgraph
+from inspectc.model.runrecords import AotCode, AotKernel, ExportedProgram, ExportIssue
 from inspectc.trace.payloads import output_code, provenance
 
 __all__ = ["ISSUE_EVENTS", "aot_code", "aot_kernels", "export_issue", "exported_program", "stack"]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.report.model import Autotune, CudaGraphs, SymbolicShapes, from_plain
+from inspectc.model import Autotune, CudaGraphs, SymbolicShapes, from_plain
 
 __all__ = [
     "EVENTS",

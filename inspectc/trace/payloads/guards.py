@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 
-from inspectc.report.model import Guard
+from inspectc.model import Guard
 
 __all__ = ["count_guards", "guard_latency_us", "parse_guards"]
 

@@ -2,7 +2,7 @@
 (``torch_dynamo_resume_in_forward_at_17``), the ``dis`` listings of the
 ``<name>_ORIGINAL_BYTECODE`` / ``<name>_MODIFIED_BYTECODE`` records, and the ``# File:``
 comments of a Dynamo graph. Readers ask these functions (through
-:mod:`inspectc.readers.resume`) instead of matching torch's text themselves. No torch.
+:mod:`inspectc.analysis.resume`) instead of matching torch's text themselves. No torch.
 """
 
 from __future__ import annotations

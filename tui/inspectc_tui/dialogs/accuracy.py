@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from inspectc.report.accuracy import DIVERGES, AccuracyRun, GraphAccuracy
+from inspectc.model.accuracy import DIVERGES, AccuracyRun, GraphAccuracy
 from inspectc_tui.data import FrameKey, ReportData
 from inspectc_tui.text import literal
 

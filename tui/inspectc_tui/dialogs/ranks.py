@@ -2,7 +2,7 @@
 frames, recompiles, breaks, kernels, caches, collective schedules and parity, execution
 order, tensor metadata, runtime estimates), one row each with every rank's value; below it,
 each graph's runtime estimate per rank, the ranks grouped by collective sequence and the
-collectives parity (``readers/rank_runtime.py``, the summary's lines)."""
+collectives parity (``analysis/rank_runtime.py``, the summary's lines)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from inspectc.readers.ranks import RankDifference
+from inspectc.analysis.ranks import RankDifference
 from inspectc_tui.text import literal
 
 

@@ -15,9 +15,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from inspectc.readers.options import NOT_RECORDED, option_rows
-from inspectc.report.account import Account
-from inspectc.report.model import Run
+from inspectc.model import Run
+from inspectc.model.account import Account
+from inspectc.render.options import NOT_RECORDED, option_rows
 from inspectc_tui.text import literal, run_state, seconds
 
 

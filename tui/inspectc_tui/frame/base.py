@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from inspectc.report.model import Frame
+from inspectc.model import Frame
 from inspectc_tui.data import ReportData
 
 Location = tuple[str | None, int | None]

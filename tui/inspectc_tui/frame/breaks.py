@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.readers.breaks import (
+from inspectc.analysis.breaks import (
     Position,
     distinct_breaks,
     doc_url,
@@ -24,9 +24,9 @@ from inspectc.readers.breaks import (
     reason_if_new,
     title_and_explanation,
 )
-from inspectc.readers.remedies import by_break, can_suggest
-from inspectc.readers.resume import BYTECODE_NOTE, bytecode, created_by
-from inspectc.report.model import GraphBreak
+from inspectc.analysis.remedies import by_break, can_suggest
+from inspectc.analysis.resume import BYTECODE_NOTE, bytecode, created_by
+from inspectc.model import GraphBreak
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.source import Excerpt, excerpt
 from inspectc_tui.text import link, literal, location

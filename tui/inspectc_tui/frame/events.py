@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from inspectc.report.reader import EventRow
+from inspectc.store.reader import EventRow
 from inspectc_tui.data import EVENT_LIMIT
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.text import literal

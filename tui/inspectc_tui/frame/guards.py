@@ -16,8 +16,8 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 
-from inspectc.readers.breaks import stack_values
-from inspectc.report.model import Guard
+from inspectc.analysis.breaks import stack_values
+from inspectc.model import Guard
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.text import literal, location
 

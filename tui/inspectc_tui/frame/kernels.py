@@ -19,13 +19,13 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.readers.compiled import cpp_lines, detail_lines
-from inspectc.readers.resume import no_graph_reason
-from inspectc.readers.roofline import METHODS, Roofline, limit_text, roofline
-from inspectc.readers.timefmt import NOISY, column_unit, cv_text, noise_text, typical
-from inspectc.report.bench import BenchResults
-from inspectc.report.kernel_detail import KernelDetail
-from inspectc.report.model import Kernel, Origin
+from inspectc.analysis.resume import no_graph_reason
+from inspectc.analysis.roofline import METHODS, Roofline, limit_text, roofline
+from inspectc.model import Kernel, Origin
+from inspectc.model.kernel_detail import KernelDetail
+from inspectc.render.compiled import cpp_lines, detail_lines
+from inspectc.render.timefmt import NOISY, column_unit, cv_text, noise_text, typical
+from inspectc.store.bench import BenchResults
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.frame.stages import KernelStages
 from inspectc_tui.fusion import graph_for_kernel
@@ -56,7 +56,7 @@ class KernelTable(VirtualTable):
     def fill(
         self, kernels: list[Kernel], bench: BenchResults | None = None, reads: dict[int, int] | None = None
     ) -> None:
-        """*reads*: input bytes of each kernel's recorded launch, for % limit (readers/roofline.py)."""
+        """*reads*: input bytes of each kernel's recorded launch, for % limit (analysis/roofline.py)."""
         bench = bench if bench is not None else BenchResults()
         reads = reads or {}
         roofs = {k.id: roofline(k, bench, reads.get(k.id)) for k in kernels}

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import DataTable
 
-from inspectc.report.model import Frame
+from inspectc.model import Frame
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.text import literal, micros, seconds
 

@@ -15,10 +15,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
-from inspectc.readers.breaks import distinct_breaks, stack_values
-from inspectc.readers.extras import failure_text
-from inspectc.readers.resume import resumed_function
-from inspectc.report.model import Frame
+from inspectc.analysis.breaks import distinct_breaks, stack_values
+from inspectc.analysis.extras import failure_text
+from inspectc.analysis.resume import resumed_function
+from inspectc.model import Frame
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.dialogs.source import SourceDialog
 from inspectc_tui.frame.base import FramePane, Location

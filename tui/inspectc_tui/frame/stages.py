@@ -2,14 +2,14 @@
 
 The source of a Triton kernel with recorded stages is the file Inductor wrote (the lines the
 stages' locations number); each stage maps Python lines to its own lines
-(``inspectc.report.irmap``). Choosing a line in any view names its Python line; every other
+(``inspectc.model.irmap``). Choosing a line in any view names its Python line; every other
 view then marks that Python line's lines. No Textual here: the pane draws what this says.
 """
 
 from __future__ import annotations
 
-from inspectc.report.irmap import STAGES, line_map, lines_for
-from inspectc.report.kernel_detail import KernelDetail
+from inspectc.model.irmap import STAGES, line_map, lines_for
+from inspectc.model.kernel_detail import KernelDetail
 
 _LEXERS = {"ttir": "llvm", "ttgir": "llvm", "llir": "llvm", "ptx": "ptx", "sass": None}
 

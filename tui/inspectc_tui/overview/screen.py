@@ -17,7 +17,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 
-from inspectc.report.model import Frame, Kernel, Run
+from inspectc.model import Frame, Kernel, Run
 from inspectc_tui.data import ReportData, frame_key, kernel_key
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.overview.tables import BreaksTable, FramesTable, TopKernelsTable

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from inspectc.readers.trie import BreakLeaf, TrieNode, frame_text, leaf_text
+from inspectc.analysis.trie import BreakLeaf, TrieNode, frame_text, leaf_text
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.text import literal, location

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from inspectc.readers.breaks import title_and_explanation
-from inspectc.readers.resume import Branch
-from inspectc.readers.timefmt import NOISY, column_unit, typical
-from inspectc.report.model import Frame
+from inspectc.analysis.breaks import title_and_explanation
+from inspectc.analysis.resume import Branch
+from inspectc.model import Frame
+from inspectc.render.timefmt import NOISY, column_unit, typical
 from inspectc_tui.data import ReportData, frame_key, kernel_key
 from inspectc_tui.text import frame_label, frame_where, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable

@@ -1,0 +1,1 @@
+"""Analysis: pure functions from the report model to results (breaks, diff, ranks, check...)."""

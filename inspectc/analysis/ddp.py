@@ -1,0 +1,101 @@
+"""DDPOptimizer's graph splits, and graph breaks inside DDP's own wrapper. No torch.
+
+DDP + ``torch.compile``: Dynamo's DDPOptimizer splits a frame's graph at DDP's gradient
+bucket boundaries and compiles each piece as a submodule. torch logs that as
+two raw records (and counts the pieces in its graph-break count), which
+:mod:`inspectc.trace.payloads.ddp` reads; :func:`ddp_splits` shows them as DDP splits, not as
+graph breaks. Graph breaks inside DDP's own Python wrapper
+(``torch/nn/parallel/distributed.py``) are real breaks of torch's code, labelled as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspectc.analysis.views import printable as _clean
+from inspectc.model import Frame
+from inspectc.store.reader import Report
+from inspectc.trace.payloads import ddp
+
+DDP_WRAPPER_FILE = "torch/nn/parallel/distributed.py"
+MAX_SHOWN = 12
+
+Rank = int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DdpSplit:
+    """A frame whose graph DDPOptimizer split into submodules at bucket boundaries."""
+
+    rank: Rank
+    compile_id: str
+    submodules: tuple[str, ...]
+
+
+def ddp_splits(report: Report) -> list[DdpSplit]:
+    """Frames whose graph DDPOptimizer split, with their submodule names, in frame order."""
+    out = []
+    for f in report.frames:
+        if not _may_have_splits(f):
+            continue
+        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.compile_id, f.rank))
+        if names is not None:
+            out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=names))
+    return out
+
+
+def _may_have_splits(frame: Frame) -> bool:
+    # The builder counts events it does not interpret (these two among them); torch counts
+    # the pieces as graph breaks in its own metrics. Either says: look at the raw events.
+    torch_breaks = ddp.torch_break_count(frame.metrics.extra)
+    return frame.unknown_events > 0 or (torch_breaks is not None and torch_breaks > len(frame.graph_breaks))
+
+
+def in_ddp_wrapper(frame: Frame) -> bool:
+    """True when a frame's graph breaks happen inside DDP's Python wrapper (torch's code)."""
+    if not frame.graph_breaks:
+        return False
+    paths = [frame.filename] + [s.filename for s in frame.user_stack]
+    for gb in frame.graph_breaks:
+        paths.append(gb.filename)
+        paths.extend(s.filename for s in gb.user_stack)
+    return any(p and p.replace("\\", "/").endswith(DDP_WRAPPER_FILE) for p in paths)
+
+
+def export_ddp_splits(report: Report) -> list[dict[str, Any]]:
+    return [
+        {"rank": s.rank, "compile_id": s.compile_id, "submodules": list(s.submodules)}
+        for s in ddp_splits(report)
+    ]
+
+
+def render_splits(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> list[str]:
+    wrapper = [f for f in frames if in_ddp_wrapper(f)]
+    if not splits and not wrapper:
+        return []
+    lines = ["", "DDP (DistributedDataParallel)"]
+    if splits:
+        lines.append(
+            "  DDPOptimizer split these graphs at gradient-bucket boundaries (DDP splits, not graph breaks):"
+        )
+    by_frame = {(f.rank, f.compile_id): f for f in frames}
+    for s in splits[:MAX_SHOWN]:
+        f = by_frame.get((s.rank, s.compile_id))
+        rank = f"r{s.rank} " if s.rank is not None else ""
+        names = ", ".join(s.submodules[:6]) + (", …" if len(s.submodules) > 6 else "")
+        lines.append(
+            f"    {rank}{s.compile_id:<6} {_clean((f.function if f else None) or '?')}():"
+            f" {len(s.submodules)} submodules ({names})"
+        )
+    if len(splits) > MAX_SHOWN:
+        lines.append(f"  … {len(splits) - MAX_SHOWN} more split frames")
+    if wrapper:
+        count = sum(len(f.graph_breaks) for f in wrapper)
+        ids = ", ".join(sorted({f.compile_id for f in wrapper}))
+        lines.append(
+            f"  {count} graph break{'s' * (count != 1)} inside DDP's own wrapper ({DDP_WRAPPER_FILE};"
+            f" frames {ids}): torch's code around your model, expected when compiling a DDP module"
+        )
+    return lines

@@ -1,0 +1,165 @@
+"""Dynamo's resume functions (``torch_dynamo_resume_in_forward_at_17``): where each
+continues (the two sides of one break's branch), the bytecode Dynamo logged for them, and
+why a frame has no graph. torch's shapes (the name, ``dis`` listings, the graph's ``# File:``
+comments, the bytecode records' names) are read by :mod:`inspectc.trace.payloads.resume`.
+Readers only: no torch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspectc.model import Frame
+from inspectc.model.library import in_library
+from inspectc.store.reader import Report
+from inspectc.trace.payloads.resume import (
+    RESUME_PREFIX,
+    bytecode_kind,
+    resume_target_line,
+    resumed_function,
+    short_function,
+    traced_code,
+)
+
+__all__ = [
+    "BYTECODE_NOTE",
+    "RESUME_PREFIX",
+    "Branch",
+    "Bytecode",
+    "ambiguous_resumes",
+    "branch_of",
+    "bytecode",
+    "created_by",
+    "in_library",
+    "no_graph_reason",
+    "resume_target_line",
+    "resumed_function",
+    "short_function",
+    "shown_function",
+]
+
+
+def shown_function(frame: Frame) -> str:
+    """A frame's name as the user knows it: ``GPT2LMHeadModel.forward (wrapper)`` when Dynamo
+    compiled a wrapper (kept as a detail), ``MLP.forward`` for a method, else the function."""
+    short = short_function(frame.function)
+    name = frame.callable_name
+    if not name or name == frame.function:
+        return short
+    if frame.function and name.endswith(f".{frame.function}"):
+        return name
+    return f"{name} ({short})"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """Where a resume function continues: the line, and its code when a graph shows it."""
+
+    line: int
+    code: str | None = None
+
+
+def ambiguous_resumes(frames: Sequence[Frame]) -> list[Frame]:
+    """Resume frames whose name another code object shares: the targets of one break's
+    branches (the ``if`` side and the ``else`` side), told apart only by where they go."""
+    codes: dict[tuple[int | None, str], set[int | None]] = {}
+    for frame in frames:
+        if frame.function and frame.function.startswith(RESUME_PREFIX):
+            codes.setdefault((frame.rank, frame.function), set()).add(frame.id.frame)
+    return [
+        f
+        for f in frames
+        if f.function
+        and len(codes.get((f.rank, f.function), ())) > 1
+        and f.function.startswith(RESUME_PREFIX)
+    ]
+
+
+def branch_of(frame: Frame, bytecode: str | None, dynamo_graph: str | None) -> Branch | None:
+    """*frame*'s continuation line from its original bytecode, with the line's code from its
+    Dynamo graph's ``# File:`` comments when the graph traced that line."""
+    line = resume_target_line(bytecode) if bytecode else None
+    if line is None:
+        return None
+    return Branch(line, traced_code(dynamo_graph, line, frame.function))
+
+
+def no_graph_reason(frame: Frame, where: str | None = None) -> str:
+    """Why a frame has no FX graph (only its guards), in one sentence."""
+    if frame.failure is not None:
+        return "Compilation failed before Dynamo produced a graph (see the Graph breaks tab)."
+    if frame.status == "compiling":
+        return "The run ended while this frame was still compiling."
+    if frame.status == "interrupted":
+        return "The run was interrupted (SIGINT/SIGTERM) while this frame was compiling."
+    if frame.graph_breaks:
+        at = f" at {where}" if where else ""
+        return (
+            f"The graph break{at} came before any tensor operation: Dynamo had nothing to compile"
+            " for this frame and ran it eagerly up to the break; only its guards were recorded."
+        )
+    if frame.status == "empty_graph" or frame.metrics.op_count == 0:
+        return (
+            "Dynamo traced this frame but found no tensor operations, so it compiled no graph;"
+            " only the guards that let it skip the frame next time were recorded."
+        )
+    return "No FX graph was recorded for this frame."
+
+
+BYTECODE_NOTE = (
+    "not recorded: the trace holds no *_ORIGINAL_BYTECODE / *_MODIFIED_BYTECODE record for it"
+    " (torch logs them for resume functions from 2.12 on; TORCH_LOGS=bytecode shows them live)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bytecode:
+    """A resume function's bytecode as Dynamo logged it (``dis`` text; None: not recorded)."""
+
+    original: str | None  # the continuation Dynamo generated for the rest of the function
+    modified: str | None  # what runs instead: the compiled graph's call, then the user's code
+
+
+def code_first_line(frames: Sequence[Frame], frame: Frame) -> int | None:
+    """The first line of the user's code object *frame* runs (its own, or the one it resumes).
+
+    Two functions of one name in one file (an outer and an inner module's ``forward``) are told
+    apart by code identity: a resume function ``..._in_F_at_L`` belongs to the compiled ``F`` of
+    that file whose first line is the nearest at or above L (Dynamo keeps the file and names the
+    line; the resume's own first line is L)."""
+    parts = resumed_function(frame.function)
+    if parts is None:
+        return frame.line
+    function, line = parts
+    firsts = [
+        f.line
+        for f in frames
+        if f.rank == frame.rank
+        and f.function == function
+        and f.filename == frame.filename
+        and f.line is not None
+        and f.line <= line
+    ]
+    return max(firsts) if firsts else None
+
+
+def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) -> list[Frame]:
+    """The resume frames a graph break at *filename*:*line* made (``..._at_LINE``), each once."""
+    if line is None:
+        return []
+    out: dict[tuple[int | None, int | None], Frame] = {}
+    for frame in frames:
+        parts = resumed_function(frame.function)
+        if parts is not None and parts[1] == line and (filename is None or frame.filename == filename):
+            out.setdefault((frame.rank, frame.id.frame), frame)
+    return list(out.values())
+
+
+def bytecode(report: Report, frame: Frame) -> Bytecode:
+    """*frame*'s ``<name>_ORIGINAL_BYTECODE`` and ``<name>_MODIFIED_BYTECODE`` artifacts."""
+    found: dict[str, str | None] = {}
+    for row in report.events(frame.compile_id, frame.rank, limit=10_000):
+        which = bytecode_kind(row.name)
+        if which is not None and which not in found:
+            found[which] = report.event_payload(row.seq)
+    return Bytecode(found.get("original"), found.get("modified"))

@@ -1,0 +1,247 @@
+"""% of limit per Triton kernel: one function for ``kernels``, share, the TUI, ``ir`` and the graph.
+
+The method (named in every output): the bytes of the input tensors of the kernel's recorded
+launch (capture's launch record; what Nsight Compute sees it read from DRAM, its outputs stay in
+L2 during the launch) over the isolated time per launch of ``inspectc bench`` (its module profile
+per launch, else its kernel harness), against the device's DRAM peak (ncu's peak; for a device not
+in :data:`DRAM_PEAK_GBPS`, the copy bandwidth ``inspectc bench`` measured). On an H200 this is
+within 10 points of ncu's ``dram__throughput`` for 15 of 20 kernels (benchmarks/ncu_h200.md).
+
+Fallback, named as such, for a kernel without a launch record (CPU captures, older reports,
+kernels capture did not see launch): Inductor's byte estimate (``kernel_num_gb``, inputs and
+outputs, written under ``--kernel-harness``) over the same time against the copy bandwidth; it
+overstates ncu up to 3x for write-heavy kernels. No torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspectc.model import Kernel
+from inspectc.model.kernel_detail import KernelDetail
+from inspectc.store.bench import BenchResults
+
+# --- DRAM share on Nsight Compute's basis --------------------------------------------------------
+# ncu's dram__throughput.avg.pct_of_peak_sustained_elapsed is the DRAM bytes of the launch over its
+# time against the DRAM peak (bytes per DRAM cycle x DRAM clock). Measured on an H200
+# (benchmarks/ncu_h200.md): a Triton kernel's DRAM reads are the bytes of its input tensors and its
+# writes stay in L2 (write-back, 0 DRAM bytes during the launch for outputs under the L2 size), so
+# Inductor's byte count (inputs + outputs) over the copy bandwidth overstated ncu's figure 2-3x
+# for write-heavy kernels.
+DRAM_PEAK_GBPS = {  # ncu's peak: dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second
+    "NVIDIA H200": 1504 * 3.193,  # 1504 B/cycle x 3.193 GHz = 4802 GB/s, read on the device
+}
+_ITEMSIZE = {"float64": 8, "int64": 8, "complex64": 8, "float32": 4, "int32": 4, "uint32": 4,
+             "float16": 2, "bfloat16": 2, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
+             "float8_e4m3fn": 1, "float8_e5m2": 1}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DramShare:
+    read_bytes: int
+    launch_us: float | None = None
+    basis: str | None = None  # which time
+    peak_gbps: float | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.launch_us or not self.peak_gbps:
+            return None
+        return self.read_bytes / (self.launch_us * 1e-6) / (self.peak_gbps * 1e9)
+
+
+def read_bytes(detail: KernelDetail | None) -> int | None:
+    """Bytes of the input tensors (``in_ptr*``, ``in_out_ptr*``) of the kernel's first recorded
+    launch: what it reads from memory once; None without a recorded launch."""
+    if detail is None or not detail.launches:
+        return None
+    total, seen = 0, False
+    for a in detail.launches[0].args:
+        if a.kind != "tensor" or not (a.name or "").startswith(("in_ptr", "in_out_ptr")):
+            continue
+        seen = True
+        numel = 1
+        for n in a.shape or ():
+            numel *= n
+        total += numel * _ITEMSIZE.get(a.dtype or "", 4)
+    return total if seen else None
+
+
+NOT_RECORDED = "not recorded"  # no launch record and no Inductor byte count (--kernel-harness)
+NOT_MEASURED = "not measured"  # no isolated time or no limit (run inspectc bench on CUDA)
+
+DRAM_MODEL = "DRAM model"  # input bytes of the recorded launch, ncu's basis
+FALLBACK = "fallback"  # Inductor's bytes (inputs + outputs) vs the copy bandwidth: no launch record
+METHODS = {
+    DRAM_MODEL: "input bytes of the recorded launch / isolated time per launch, against the DRAM peak"
+    " (ncu's basis: outputs stay in L2 during the launch)",
+    FALLBACK: "no launch record: Inductor's bytes (inputs + outputs) / isolated time per launch,"
+    " against the measured copy bandwidth (overstates ncu up to 3x for write-heavy kernels)",
+}
+FALLBACK_MARK = "~"  # a % of limit on the fallback method
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roofline:
+    gb: float | None = None  # per launch, by the method's bytes
+    flop: float | None = None
+    launch_us: float | None = None
+    gbps: float | None = None
+    limit_gbps: float | None = None
+    limit: str | None = None  # what the limit is: "DRAM peak" or "copy bandwidth (...)"
+    basis: str | None = None  # which measured time
+    method: str = FALLBACK  # DRAM_MODEL or FALLBACK
+    inductor_gb: float | None = None  # Inductor's estimate (inputs + outputs), a secondary figure
+    status: str = NOT_MEASURED  # "ok" or why there is no fraction
+
+    @property
+    def fraction(self) -> float | None:
+        if self.gbps is None or not self.limit_gbps:
+            return None
+        return self.gbps / self.limit_gbps
+
+    @property
+    def tflops(self) -> float | None:
+        if self.flop is None or not self.launch_us:
+            return None
+        return self.flop / (self.launch_us * 1e-6) / 1e12
+
+
+def _number(value: object) -> float | None:
+    return (
+        float(value)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        else None
+    )
+
+
+def kernel_bytes(kernel: Kernel) -> tuple[float | None, float | None]:
+    """(GB, FLOPs) per launch from the kernel's ``inductor_meta``; None where not recorded."""
+    meta = kernel.meta.get("inductor_meta")
+    if not isinstance(meta, dict):
+        return None, None
+    return _number(meta.get("kernel_num_gb")), _number(meta.get("kernel_flop"))
+
+
+def isolated_launch_us(kernel: Kernel, bench: BenchResults) -> tuple[float | None, str | None]:
+    """The isolated time per launch and where it comes from: the module profile (device time,
+    launch overhead out) first, the kernel harness (do_bench, overhead in) where there is none."""
+    found = bench.kernel(kernel.rank, kernel.compile_id, kernel.graph_kind, kernel.name)
+    if "module_profiler" in found and found["module_profiler"].launches:
+        fig = found["module_profiler"]
+        return fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
+    if "kernel_harness" in found:
+        return found["kernel_harness"].median_us, "kernel harness (do_bench)"
+    return None, None
+
+
+def roofline(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> Roofline | None:
+    """The kernel's % of limit (see the module's docstring); None for kernels that are not Triton.
+
+    *reads*: the input bytes of its recorded launch (:func:`read_bytes`, :func:`launch_reads`);
+    None takes the named fallback."""
+    if kernel.language != "triton":
+        return None
+    inductor_gb, flop = kernel_bytes(kernel)
+    launch_us, basis = isolated_launch_us(kernel, bench)
+    run = bench.run
+    copy = run.bandwidth_gbps if run else None
+    copy_name = (
+        f"copy bandwidth ({run.bandwidth_method})" if run and run.bandwidth_method else "copy bandwidth"
+    )
+    gb: float | None
+    if reads is not None:
+        peak = DRAM_PEAK_GBPS.get(run.device or "") if run else None
+        method, gb = DRAM_MODEL, reads / 1e9
+        limit, limit_name = (peak, "DRAM peak") if peak else (copy, f"{copy_name}: DRAM peak not known")
+    else:
+        method, gb, limit, limit_name = FALLBACK, inductor_gb, copy, copy_name
+    if gb is None:
+        return Roofline(flop=flop, method=method, status=NOT_RECORDED)
+    common = dict(gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, limit=limit_name)
+    if not launch_us or not limit:
+        return Roofline(**common, basis=basis, method=method, inductor_gb=inductor_gb)  # type: ignore[arg-type]
+    return Roofline(
+        **common,  # type: ignore[arg-type]
+        gbps=gb / (launch_us * 1e-6),
+        basis=basis,
+        method=method,
+        inductor_gb=inductor_gb,
+        status="ok",
+    )
+
+
+def launch_reads(report: object, kernels: list[Kernel]) -> dict[int, int]:
+    """Kernel id -> input bytes of its recorded launch, for the Triton kernels that have one.
+
+    *report*: anything with ``kernel_detail(kernel)`` (a Report, the TUI's data)."""
+    detail_of = getattr(report, "kernel_detail", None)
+    out: dict[int, int] = {}
+    if detail_of is None:
+        return out
+    for k in kernels:
+        if k.language == "triton" and (n := read_bytes(detail_of(k))) is not None:
+            out[k.id] = n
+    return out
+
+
+OVER_LIMIT = (
+    "*: over 100%: the bytes counted are more than the kernel moves from memory in the time (reuse, caching)"
+)
+
+
+def limit_text(r: Roofline | None) -> str:
+    """``"83%"`` of the limit (``"~83%"`` on the fallback method), or why not; ``"-"`` for
+    kernels that are not Triton. Over 100% gets a ``*`` (:data:`OVER_LIMIT`)."""
+    if r is None:
+        return "-"
+    fraction = r.fraction
+    if fraction is None:
+        return r.status
+    mark = FALLBACK_MARK if r.method == FALLBACK else ""
+    return f"{mark}{fraction * 100:.0f}%" + ("*" if fraction > 1.0 else "")
+
+
+def method_lines(rooflines: list[Roofline | None]) -> list[str]:
+    """The methods behind a column of % of limit, one line each, with their limit and count."""
+    out = []
+    for method in (DRAM_MODEL, FALLBACK):
+        rows = [r for r in rooflines if r is not None and r.method == method and r.fraction is not None]
+        if not rows:
+            continue
+        limits = sorted({f"{r.limit} {r.limit_gbps:,.0f} GB/s" for r in rows if r.limit_gbps})
+        mark = f" ({FALLBACK_MARK}N%)" if method == FALLBACK else ""
+        n = f"{len(rows)} kernel" + "s" * (len(rows) != 1)
+        out.append(f"% limit, {method}{mark} for {n}: {METHODS[method]}; limit {', '.join(limits)}")
+    return out
+
+
+def detail_text(r: Roofline | None) -> str:
+    """One line: the figure, its bytes, time and limit, and its method (``ir``, the TUI)."""
+    if r is None:
+        return "% of limit: - (not a Triton kernel)"
+    head = f"% of limit ({r.method}): "
+    if r.fraction is None:
+        return head + r.status + (f" ({METHODS[r.method]})" if r.status == NOT_MEASURED else "")
+    extra = (
+        f"; Inductor's estimate {r.inductor_gb * 1e3:,.2f} MB"
+        if r.method == DRAM_MODEL and r.inductor_gb
+        else ""
+    )
+    return (
+        head + f"{limit_text(r)} of the {r.limit} {r.limit_gbps:,.0f} GB/s: {(r.gb or 0) * 1e3:,.2f} MB"
+        f" per launch in {r.launch_us:.2f} µs ({r.basis}) = {r.gbps:,.0f} GB/s{extra} [{METHODS[r.method]}]"
+    )
+
+
+def bench_cells(
+    kernels: list[Kernel], bench: BenchResults, reads: dict[int, int] | None = None
+) -> dict[int, tuple[str, str]]:
+    """Kernel id -> (isolated median per call with n, % of limit) for tables of the share."""
+    reads = reads or {}
+    cells = {}
+    for k in kernels:
+        fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
+        iso = f"{fig.median_us:,.1f} (n={fig.n})" if fig else NOT_MEASURED
+        cells[k.id] = (iso, limit_text(roofline(k, bench, reads.get(k.id))))
+    return cells

@@ -1,0 +1,79 @@
+"""Derived views over a report's frames: deduplicated graph breaks, totals. No torch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from inspectc.analysis.text import one_line, printable
+from inspectc.model import STATUS_FAILED, Frame, GraphBreak
+
+__all__ = ["BreakGroup", "Totals", "break_groups", "one_line", "printable", "totals"]
+
+
+@dataclass(slots=True)
+class BreakGroup:
+    """All graph breaks at one user location with one reason."""
+
+    filename: str | None
+    line: int | None
+    reason: str
+    gb_type: str | None
+    gb_id: str | None
+    example: GraphBreak
+    compile_ids: list[str] = field(default_factory=list)
+    ranks: list[int | None] = field(default_factory=list)  # each compile id's rank
+
+    @property
+    def count(self) -> int:
+        return len(self.compile_ids)
+
+    @property
+    def location(self) -> str:
+        if self.filename is None:
+            return "?"
+        return f"{self.filename}:{self.line}" if self.line is not None else self.filename
+
+
+def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
+    """Graph breaks deduplicated by (file, line, reason), most frequent first."""
+    groups: dict[tuple[str | None, int | None, str], BreakGroup] = {}
+    for frame in frames:
+        for gb in frame.graph_breaks:
+            key = (gb.filename, gb.line, gb.reason)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = BreakGroup(
+                    filename=gb.filename,
+                    line=gb.line,
+                    reason=gb.reason,
+                    gb_type=gb.gb_type,
+                    gb_id=gb.gb_id,
+                    example=gb,
+                )
+            group.compile_ids.append(frame.compile_id)
+            group.ranks.append(frame.rank)
+    return sorted(groups.values(), key=lambda g: (-g.count, g.location, g.reason))
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    frames: int
+    graph_breaks: int
+    unique_breaks: int
+    recompiles: int
+    failed: int
+    kernels: int
+    compile_time_s: float
+
+
+def totals(frames: list[Frame]) -> Totals:
+    return Totals(
+        frames=len(frames),
+        graph_breaks=sum(len(f.graph_breaks) for f in frames),
+        unique_breaks=len(break_groups(frames)),
+        recompiles=sum(len(f.recompiles) for f in frames),
+        failed=sum(1 for f in frames if f.status == STATUS_FAILED),
+        kernels=sum(f.kernel_count for f in frames),
+        compile_time_s=sum(f.metrics.entire_frame_s or 0.0 for f in frames),
+    )

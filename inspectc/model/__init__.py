@@ -1,0 +1,432 @@
+"""The report model: plain, typed, frozen dataclasses that every reader works from.
+
+Stdlib only. A report file stores these as JSON (see ``schema.py``); nothing here imports
+torch, so a report opens on a machine without it. Fields a torch version does not emit are
+``None`` ("not recorded"), never missing.
+
+The schema version and its changelog live in ``schema.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+# Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
+from inspectc.model.extras import (
+    Autotune,
+    AutotuneChoice,
+    CudaGraphs,
+    ShapeGuard,
+    Specialization,
+    Symbol,
+    SymbolicShapes,
+)
+from inspectc.model.times import FrameTiming, KernelTime
+
+# Frame statuses, in the order a reader should worry about them.
+STATUS_FAILED = "failed"
+STATUS_GRAPH_BREAK = "graph_break"
+STATUS_EMPTY = "empty_graph"
+STATUS_OK = "ok"
+STATUS_COMPILING = "compiling"  # the run ended before the frame finished compiling
+STATUS_INTERRUPTED = "interrupted"  # SIGINT/SIGTERM stopped the run during this compile
+STATUSES = (
+    STATUS_FAILED,
+    STATUS_GRAPH_BREAK,
+    STATUS_EMPTY,
+    STATUS_OK,
+    STATUS_COMPILING,
+    STATUS_INTERRUPTED,
+)
+
+# Graph kinds a frame may carry (key -> human title).
+GRAPH_KINDS: dict[str, str] = {
+    "dynamo": "Dynamo output graph",
+    "aot_forward": "AOT forward graph",
+    "aot_backward": "AOT backward graph",
+    "aot_inference": "AOT inference graph",
+    "aot_joint": "AOT joint graph",
+    "pre_grad": "Pre-grad graph",
+    "post_grad": "Post-grad graph",
+    "fx_graph_runnable": "Runnable repro (fx_graph_runnable)",
+    "output_code": "Inductor output code",
+    "guards": "Guards (raw tree)",
+    "compiled_autograd": "Compiled autograd graph",
+}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True, order=True)
+class CompileId:
+    """Which compile of which frame: parsed once where it is read, then carried typed.
+
+    ``frame``/``compile`` are Dynamo's ``frame_id``/``frame_compile_id``; ``attempt`` counts
+    restarts of one compile (``0/0_1``); ``autograd`` is compiled autograd's id (``!1/0/0``);
+    ``rank`` is the process's rank in a distributed run (None otherwise).
+    """
+
+    rank: int | None = None
+    autograd: int | None = None
+    frame: int | None = None
+    compile: int | None = None
+    attempt: int = 0
+    occurrence: int = 1  # the n-th compile of this id in one process (torch._dynamo.reset())
+
+    @property
+    def text(self) -> str:
+        """The id as Dynamo prints it (without the attempt): "0/1" or "!2/0/1"."""
+        core = f"{self.frame}/{self.compile}" if self.frame is not None else ""
+        if self.autograd is not None:
+            return f"!{self.autograd}/{core}" if core else f"!{self.autograd}"
+        return core or "?"
+
+    def __str__(self) -> str:
+        return self.text + self._suffix
+
+    @property
+    def _suffix(self) -> str:
+        again = f"#{self.occurrence}" if self.occurrence > 1 else ""
+        return again + (f"_{self.attempt}" if self.attempt else "")
+
+    @property
+    def index(self) -> str:
+        """Which compile of its frame, as text: "1" of "0/1", "0#2" of "0/0#2", "!2/1" of "!2/0/1"."""
+        if self.compile is None:
+            return str(self)
+        tail = f"{self.compile}{self._suffix}"
+        return f"!{self.autograd}/{tail}" if self.autograd is not None else tail
+
+    @classmethod
+    def parse(cls, text: str, rank: int | None = None) -> CompileId:
+        """Read "0/1", "0/1_2", "!2/0/1", "!2" or "0/0#2"; anything else keeps only the rank."""
+        body, _, attempt = text.partition("_")
+        body, _, again = body.partition("#")
+        autograd: int | None = None
+        if body.startswith("!"):
+            head, _, body = body[1:].partition("/")
+            autograd = _int_or_none(head)
+        frame, _, compile_ = body.partition("/")
+        return cls(
+            rank=rank,
+            autograd=autograd,
+            frame=_int_or_none(frame),
+            compile=_int_or_none(compile_),
+            attempt=_int_or_none(attempt) or 0,
+            occurrence=_int_or_none(again) or 1,
+        )
+
+
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StackFrame:
+    """One user frame: ``File "filename", line N, in function`` and its source line."""
+
+    filename: str | None
+    line: int | None
+    function: str | None
+    code: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GraphBreak:
+    """A graph break reason, split into what the user needs to read first."""
+
+    reason: str  # one line: "gb_type: explanation", or the older "Unsupported: ..." line
+    gb_type: str | None = None
+    gb_id: str | None = None  # "GB0059", from the documentation link
+    explanation: str | None = None
+    hints: tuple[str, ...] = ()
+    filename: str | None = None  # where in user code the break happened
+    line: int | None = None
+    user_stack: tuple[StackFrame, ...] = ()
+    raw: str | None = None
+    debug_context: str | None = None  # torch's "Developer debug context:"
+    frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FailedGuard:
+    """The guard of one earlier cache entry that failed (``expected 2, actual 3``)."""
+
+    text: str
+    earlier_compile_id: str | None = None
+    guard: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Recompile:
+    """One ``recompile_reasons`` record: ``text``/``earlier_compile_id``/``guard`` are the
+    newest entry's failed guard; ``failed`` lists every entry's (newest first)."""
+
+    text: str
+    earlier_compile_id: str | None = None
+    guard: str | None = None
+    failed: tuple[FailedGuard, ...] = ()
+
+    @property
+    def failed_guards(self) -> tuple[FailedGuard, ...]:
+        one = FailedGuard(text=self.text, earlier_compile_id=self.earlier_compile_id, guard=self.guard)
+        return self.failed or (one,)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Guard:
+    """One leaf guard: its kind, the value it checks (source) and where it came from."""
+
+    kind: str  # TENSOR_MATCH, ID_MATCH, TYPE_MATCH, LAMBDA_GUARD...; CODE when unknown
+    source: str | None  # e.g. "L['x']": the nearest enclosing manager's source=
+    code: str  # the check itself
+    user_code: str | None = None  # the user's line that installed the guard
+    filename: str | None = None  # as torch printed it (shortened relative to site-packages)
+    line: int | None = None
+    depth: int = 0  # 0 for the root and root-level guards
+    function: str | None = None
+    hint: str | None = None  # the "(HINT: type MLP)" torch appends to some guards
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Failure:
+    fail_type: str | None
+    reason: str | None
+    filename: str | None = None
+    line: int | None = None
+    graph_break: GraphBreak | None = None  # a break that fullgraph=True made fatal, parsed
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CompileMetrics:
+    entire_frame_s: float | None = None
+    backend_s: float | None = None
+    inductor_s: float | None = None
+    codegen_s: float | None = None
+    op_count: int | None = None
+    node_count: int | None = None
+    input_count: int | None = None
+    guard_count: int | None = None
+    shape_env_guard_count: int | None = None
+    start_time: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Origin:
+    op: str
+    filename: str | None = None
+    line: int | None = None
+    module: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Kernel:
+    id: int
+    compile_id: str
+    rank: int | None = None
+    name: str
+    language: str  # triton | cpp | extern
+    kind: str
+    source_size: int
+    graph_kind: str = "output_code"  # which output code module it came from
+    fused_nodes: tuple[str, ...] = ()
+    origins: tuple[Origin, ...] = ()
+    time: KernelTime | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Frame:
+    compile_id: str  # the id as Dynamo prints it ("0/1"): the key, with rank, in the report
+    rank: int | None = None
+    id: CompileId = field(default_factory=CompileId)  # the same, typed (set by the builder)
+    ordinal: int = 0
+    function: str | None = None
+    filename: str | None = None
+    line: int | None = None
+    user_stack: tuple[StackFrame, ...] = ()
+    status: str = STATUS_COMPILING
+    failure: Failure | None = None
+    cache: dict[str, str | None] = field(default_factory=dict)
+    graph_breaks: tuple[GraphBreak, ...] = ()
+    recompiles: tuple[Recompile, ...] = ()
+    guards: tuple[Guard, ...] = ()
+    metrics: CompileMetrics = field(default_factory=CompileMetrics)
+    graph_kinds: tuple[str, ...] = ()
+    kernel_count: int = 0
+    region_time_us: float | None = None  # time inside the compiled region (measured calls)
+    region_calls: int | None = None
+    timing: FrameTiming | None = None
+    attempts: int = 0
+    cudagraph_skip_reason: str | None = None
+    unknown_events: int = 0
+    autotuning: tuple[Autotune, ...] = ()
+    cudagraphs: CudaGraphs | None = None
+    symbolic_shapes: SymbolicShapes | None = None
+    # The frame as the user knows it (trace/names.py): "GPT2LMHeadModel.forward" when
+    # ``function`` is a wrapper (or a method), and the user's line that called it.
+    callable_name: str | None = None
+    call_site: StackFrame | None = None
+
+    @property
+    def shown_name(self) -> str | None:
+        """The user-visible callable, else Dynamo's function name."""
+        return self.callable_name or self.function
+
+    @property
+    def location(self) -> str:
+        if self.filename is None:
+            return "?"
+        return f"{self.filename}:{self.line}" if self.line is not None else self.filename
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CompileBackend:
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    dynamic: bool | None = None
+    mode: str | None = None  # Inductor's mode, known from the options it applied
+    fullgraph: bool | None = None
+
+
+# A ConfigValue's key namespace -> the torch config module it names (``--config``, suggest).
+CONFIG_MODULES = {
+    "dynamo": "torch._dynamo.config",
+    "inductor": "torch._inductor.config",
+    "compiler": "torch.compiler.config",
+}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ConfigValue:
+    """A Dynamo/Inductor/torch.compiler option: ``dynamo.capture_scalar_outputs`` = ``True``."""
+
+    key: str  # namespace.name: dynamo. | inductor. | compiler.
+    value: str  # repr of the value (or ``+=print`` for an addition)
+    origin: str  # "--config" (inspectc run set it) | "run" (non-default when the run ended)
+
+
+# A frame's identity in one report: (rank, compile id). Frames matched across ranks or
+# runs have keys of their own (readers.ranks.RankMatch, readers.diff.RunMatch).
+FrameKey = tuple[int | None, str]
+
+# Capture's default timing window: per compiled frame, skip 1 call, then time 10.
+PROFILE_WINDOW = (1, 10)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunOptions:
+    """How the report was made: capture's switches (None: not recorded, e.g. an import)."""
+
+    fresh: bool | None = None
+    provenance: bool | None = None
+    timings: bool | None = None
+    profile_window: tuple[int, ...] | None = None  # (skip, count) calls per compiled frame
+    kernel_harness: bool | None = None  # config.benchmark_kernel (schema 3)
+    sources: tuple[str, ...] = ()  # imported TORCH_TRACE logs
+    compile_backends: tuple[CompileBackend, ...] = ()
+    registered_backends: tuple[str, ...] = ()
+    config: tuple[ConfigValue, ...] | None = None  # --config settings, then every non-default option
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Run:
+    argv: tuple[str, ...] = ()
+    cwd: str | None = None
+    mode: str | None = None  # script | module | api | import
+    started: float | None = None
+    ended: float | None = None
+    exit_code: int | None = None
+    exception: str | None = None
+    end_reason: str | None = None  # exit | exception | signal | killed | running
+    python_version: str | None = None
+    torch_version: str | None = None
+    triton_version: str | None = None
+    cuda_version: str | None = None
+    devices: tuple[str, ...] = ()
+    platform: str | None = None
+    hostname: str | None = None
+    pid: int | None = None
+    rank: int | None = None
+    world_size: int | None = None
+    options: RunOptions = field(default_factory=lambda: RunOptions())
+    capture_errors: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------
+# JSON round trip: dataclasses <-> plain dicts, tolerant of unknown and missing keys.
+
+T = TypeVar("T")
+
+_NESTED: dict[type, dict[str, type]] = {}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def to_plain(obj: Any) -> Any:
+    """A dataclass (or nested structure of them) as JSON-ready dicts and lists.
+
+    Field by field, as ``dataclasses.asdict`` and its deep copy of every value would give,
+    without the copy (a frame is written again at each flush of a long run).
+    """
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
+    if names is not None:
+        return {name: to_plain(getattr(obj, name)) for name in names}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    return obj
+
+
+def from_plain(cls: type[T], data: Any) -> T:
+    """Build *cls* from a dict written by :func:`to_plain`; unknown keys are ignored."""
+    if not isinstance(data, dict):
+        raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+    nested = _NESTED.get(cls, {})
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        sub = nested.get(f.name)
+        if sub is not None and value is not None:
+            if isinstance(value, list):
+                value = tuple(from_plain(sub, v) for v in value)
+            else:
+                value = from_plain(sub, value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+_NESTED.update(
+    {
+        GraphBreak: {"user_stack": StackFrame},
+        Failure: {"graph_break": GraphBreak},
+        Recompile: {"failed": FailedGuard},
+        Autotune: {"choices": AutotuneChoice},
+        SymbolicShapes: {"symbols": Symbol, "guards": ShapeGuard, "specializations": Specialization},
+        RunOptions: {"compile_backends": CompileBackend, "config": ConfigValue},
+        Run: {"options": RunOptions},
+        Frame: {
+            "id": CompileId,
+            "autotuning": Autotune,
+            "cudagraphs": CudaGraphs,
+            "symbolic_shapes": SymbolicShapes,
+            "user_stack": StackFrame,
+            "failure": Failure,
+            "graph_breaks": GraphBreak,
+            "recompiles": Recompile,
+            "guards": Guard,
+            "metrics": CompileMetrics,
+            "timing": FrameTiming,
+            "call_site": StackFrame,
+        },
+        Kernel: {"origins": Origin, "time": KernelTime},
+    }
+)

@@ -1,0 +1,1 @@
+"""Rendering: results as text, markdown, HTML, dot, JSON, Perfetto traces, share bundles."""

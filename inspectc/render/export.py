@@ -1,0 +1,192 @@
+"""The JSON export: the contract scripts rely on (documented in the README). No torch."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from inspectc.analysis import remedies
+from inspectc.analysis.ddp import export_ddp_splits
+from inspectc.analysis.rank_runtime import export_runtime
+from inspectc.analysis.roofline import METHODS, read_bytes, roofline
+from inspectc.analysis.views import break_groups
+from inspectc.model import GRAPH_KINDS, Frame, Kernel, to_plain
+from inspectc.model.irmap import line_map
+from inspectc.model.kernel_detail import grid_of, occupancy
+from inspectc.model.phases import kernel_phase
+from inspectc.render import programs, summary
+from inspectc.render.rank_render import export_rank_differences
+from inspectc.store.reader import Report
+from inspectc.version import __version__
+
+# Graph kinds every frame lists in "graphs" (null when not recorded).
+_CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")
+
+
+def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
+    run = report.run
+    by_frame: dict[tuple[int | None, str], list[Kernel]] = {}
+    for k in report.kernels:
+        by_frame.setdefault((k.rank, k.compile_id), []).append(k)
+    frames = [_frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames]
+    return {
+        "schema_version": report.schema_version,
+        "inspectc_version": report.inspectc_version or __version__,
+        "torch_version": run.torch_version,
+        "run": to_plain(run),
+        "run_end": summary.end_text(run),  # "exit 0", or "ended without finishing (killed?)"
+        "frames": frames,
+        "graph_breaks": [
+            {
+                "filename": g.filename,
+                "line": g.line,
+                "reason": g.reason,
+                "gb_type": g.gb_type,
+                "gb_id": g.gb_id,
+                "count": g.count,
+                "compile_ids": g.compile_ids,
+            }
+            for g in break_groups(report.frames)
+        ],
+        "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
+        "bench": to_plain(report.bench.run),
+        "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels
+        "accuracy": to_plain(getattr(report, "accuracy", None)),  # inspectc accuracy (None: not checked)
+        "ddp_splits": export_ddp_splits(report),
+        "rank_differences": export_rank_differences(report),
+        "runtime_estimates": export_runtime(report.run_records, report.frames),  # per graph, per rank
+        **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
+        "records": report.account.plain(),  # every trace record: used, or kept raw (by name)
+    }
+
+
+def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> dict[str, Any]:
+    graphs: dict[str, str | None] = {kind: None for kind in _CONTRACT_GRAPHS}
+    for kind in f.graph_kinds:
+        if kind in GRAPH_KINDS or kind.endswith("_backward"):
+            graphs[kind] = report.graph(f.compile_id, kind, f.rank) if sources else None
+    return {
+        "compile_id": f.compile_id,
+        "rank": f.rank,
+        "id": to_plain(f.id),
+        "function": f.function,
+        "callable_name": f.callable_name,  # as the user knows it when function is a wrapper; schema 4
+        "call_site": to_plain(f.call_site),  # the user's line that called into the frame
+        "filename": f.filename,
+        "line": f.line,
+        "status": f.status,
+        "attempts": f.attempts,  # analyses of the compile (a restart adds one)
+        "failure": to_plain(f.failure),
+        "cache": {"fx_graph": f.cache.get("fx_graph"), "aot_autograd": f.cache.get("aot_autograd")},
+        "user_stack": to_plain(f.user_stack),
+        "graph_breaks": [
+            {
+                "reason": gb.reason,
+                "gb_type": gb.gb_type,
+                "gb_id": gb.gb_id,
+                "explanation": gb.explanation,
+                "hints": list(gb.hints),
+                "filename": gb.filename,
+                "line": gb.line,
+                "user_stack": to_plain(gb.user_stack),
+                "debug_context": gb.debug_context,
+                "frame_skipped": gb.frame_skipped,
+            }
+            for gb in f.graph_breaks
+        ],
+        "recompile_reasons": [r.text for r in f.recompiles],
+        "recompiles": to_plain(f.recompiles),
+        "guards": [
+            {
+                "kind": g.kind,
+                "source": g.source,
+                "code": g.code,
+                "filename": g.filename,
+                "line": g.line,
+                "function": g.function,
+                "user_code": g.user_code,
+                "hint": g.hint,
+            }
+            for g in f.guards
+        ],
+        "guard_count": f.metrics.guard_count,
+        "graphs": graphs,
+        "kernels": [_kernel(report, k, sources, f.graph_kinds) for k in kernels],
+        "compile_time_s": f.metrics.entire_frame_s,
+        "metrics": to_plain(f.metrics),
+        "region_time_us": f.region_time_us,
+        "region_calls": f.region_calls,
+        "timing": to_plain(f.timing),
+        "cudagraph_skip_reason": f.cudagraph_skip_reason,
+        "autotuning": to_plain(f.autotuning),
+        "cudagraphs": to_plain(f.cudagraphs),
+        "symbolic_shapes": to_plain(f.symbolic_shapes),
+    }
+
+
+def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[str] = ()) -> dict[str, Any]:
+    time = None
+    if k.time is not None:
+        time = {
+            "calls": k.time.calls,
+            "median_us": k.time.median_us,
+            "total_us": k.time.total_us,
+            "mean_us": k.time.mean_us,
+            "min_us": k.time.min_us,
+            "p90_us": k.time.p90_us,
+            "max_us": k.time.max_us,
+            "cv": k.time.cv,
+            "launches_per_call": k.time.launches,
+            "share": k.time.share,
+            "noisy": k.time.noise,  # why the figure is noisy (render/timefmt.py), null when not
+            "samples": list(k.time.samples),
+        }
+    return {
+        "name": k.name,
+        "rank": k.rank,
+        "language": k.language,
+        "kind": k.kind,
+        "source": report.kernel_source(k) if sources else None,
+        "graph": k.graph_kind,
+        "phase": kernel_phase(k, graph_kinds),
+        "fused_nodes": list(k.fused_nodes),
+        "origins": to_plain(k.origins),
+        "time": time,
+        "isolated": to_plain(report.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)),
+        "roofline": _roofline(report, k),
+        "meta": to_plain(k.meta),
+        "compiled": _compiled(report, k, sources),
+    }
+
+
+def _compiled(report: Report, k: Kernel, sources: bool) -> dict[str, Any] | None:
+    """A Triton kernel's stages (with the Python-line mapping), metadata, occupancy, launches."""
+    if k.language != "triton":
+        return None
+    detail = report.kernel_detail(k)
+    if detail is None:
+        return None
+    plain = to_plain(detail)
+    occ = occupancy(detail)
+    plain["occupancy"] = to_plain(occ) if occ is not None else None
+    plain["grids"] = [list(g) if (g := grid_of(detail, launch)) else None for launch in detail.launches]
+    if sources:
+        plain["line_map"] = {
+            stage: {str(p): lines for p, lines in line_map(stage, text, detail.python_file).items()}
+            for stage, text in detail.stages.items()
+        }
+    else:
+        plain["stages"] = {stage: None for stage in detail.stages}
+        plain["python_source"] = None
+    return plain
+
+
+def _roofline(report: Report, k: Kernel) -> dict[str, Any] | None:
+    """The one % of limit (``analysis/roofline.py``) with its method named."""
+    if k.language != "triton":
+        return None
+    reads = read_bytes(report.kernel_detail(k)) if report.bench.run is not None else None
+    r = roofline(k, report.bench, reads)
+    if r is None:
+        return None
+    return {**to_plain(r), "fraction": r.fraction, "method_text": METHODS[r.method]}

@@ -1,0 +1,1 @@
+"""render/share: share bundles (markdown, HTML, redacted copies)."""

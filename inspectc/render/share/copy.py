@@ -1,0 +1,249 @@
+"""A redacted copy of a report file, for a share bundle: every text column, every payload.
+
+:func:`redacted_copy` rewrites a private copy in place (SQLite's backup API, then UPDATEs
+and a VACUUM under ``secure_delete`` so no page keeps the old text): every meta entry (each
+rank's run record through :func:`~.redact.scrub_run`), every event's name, metadata and
+decompressed payload, frames and kernels; the slices that point into payloads move with
+the text. Event metadata loses ``has_payload``, the md5 of the *original* payload: hashing
+guesses of a user name against it would undo the redaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import ReportError
+from inspectc.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
+from inspectc.model.secrets import META_KEY
+from inspectc.render.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
+from inspectc.store import untrusted
+from inspectc.store.schema import compress, decompress
+from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class CopyNotes:
+    """What :func:`redacted_copy` did, for the summary and the copy's ``redaction`` meta."""
+
+    redacted: tuple[str, ...]
+    left_out: tuple[str, ...]
+
+    def to_meta(self) -> str:
+        return json.dumps(
+            {"by": "inspectc share", "redacted": list(self.redacted), "left_out": list(self.left_out)}
+        )
+
+
+_TRACEBACK_FILE = re.compile(r'\s*File "[^"]*", line \d+')
+
+
+def strip_code_lines(text: str | None) -> str | None:
+    """*text* without the source lines a traceback shows under each ``File "...", line N``."""
+    if not text:
+        return text
+    out: list[str] = []
+    code_indent: int | None = None
+    for line in text.splitlines(keepends=True):
+        indent = len(line) - len(line.lstrip())
+        if code_indent is not None and line.strip() and indent > code_indent:
+            continue
+        code_indent = indent if _TRACEBACK_FILE.match(line) else None
+        out.append(line)
+    return "".join(out)
+
+
+def _strip_source(frame: Frame) -> Frame:
+    """*frame* without user source: stack code lines, raw break text, guard user code."""
+
+    def stack(entries: tuple[StackFrame, ...]) -> tuple[StackFrame, ...]:
+        return tuple(replace(s, code=None) for s in entries)
+
+    def gb(b: GraphBreak) -> GraphBreak:
+        return replace(
+            b,
+            raw=None,
+            reason=strip_code_lines(b.reason) or "",
+            explanation=strip_code_lines(b.explanation),
+            user_stack=stack(b.user_stack),
+        )
+
+    failure = frame.failure
+    if failure is not None:
+        failure = replace(failure, reason=strip_code_lines(failure.reason))
+    return replace(
+        frame,
+        user_stack=stack(frame.user_stack),
+        graph_breaks=tuple(gb(b) for b in frame.graph_breaks),
+        guards=tuple(replace(g, user_code=None) for g in frame.guards),
+        failure=failure,
+    )
+
+
+def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
+    """One meta entry redacted: run records (this run's, each merged rank's) field by field."""
+    if key not in ("run", "ranks"):
+        return redactor.sub(value)
+    try:
+        data = json.loads(value)
+    except (ValueError, RecursionError):
+        return redactor.sub(value)
+    if key == "run":
+        return json.dumps(scrub_run(data, redactor))
+    if not isinstance(data, list):
+        return redactor.sub(value)
+    ranks = []
+    for entry in data:
+        if isinstance(entry, dict):
+            entry = {
+                k: scrub_run(v, redactor) if k == "run" else redactor.sub_plain(v) for k, v in entry.items()
+            }
+        ranks.append(entry)
+    return json.dumps(ranks)
+
+
+def _drop_checksums(value: Any, counts: Any) -> Any:
+    """Event metadata without checksums of the original text (``has_payload``)."""
+    if isinstance(value, dict):
+        kept = {}
+        for k, v in value.items():
+            if k in CHECKSUM_KEYS:
+                counts["payload checksum"] += 1
+            else:
+                kept[k] = _drop_checksums(v, counts)
+        return kept
+    if isinstance(value, list):
+        return [_drop_checksums(v, counts) for v in value]
+    return value
+
+
+def _drop_loc(value: Any) -> Any:
+    """Event metadata without the source lines of stacks (``loc`` keys)."""
+    if isinstance(value, dict):
+        return {k: _drop_loc(v) for k, v in value.items() if k != SOURCE_LINE_KEY}
+    if isinstance(value, list):
+        return [_drop_loc(v) for v in value]
+    return value
+
+
+def _slices(db: sqlite3.Connection) -> dict[int, set[int]]:
+    """Payload offsets that graphs and kernels rows point at, per event."""
+    found: dict[int, set[int]] = {}
+    for table in ("graphs", "kernels"):
+        for seq, start, stop in db.execute(f"SELECT seq, start, stop FROM {table}"):  # noqa: S608
+            found.setdefault(seq, set()).update(x for x in (start, stop) if x is not None)
+    return found
+
+
+def _rows(db: sqlite3.Connection, sql: str) -> Iterator[tuple[Any, ...]]:
+    yield from db.execute(sql).fetchall()
+
+
+def redacted_copy(
+    src: str | os.PathLike[str],
+    dest: str | os.PathLike[str],
+    redactor: Redactor | None,
+    *,
+    no_source: bool = False,
+) -> CopyNotes:
+    """Write *src* to *dest* with every text redacted (and source blanked with *no_source*).
+
+    The copy is rebuilt with VACUUM under ``secure_delete`` so no page of the file keeps the
+    old text.
+    """
+    dest = Path(dest)
+    dest.unlink(missing_ok=True)
+    source, _ = untrusted.open_verified(Path(src))
+    db = sqlite3.connect(str(dest), isolation_level=None)
+    try:
+        untrusted.guard(db, Path(src))
+        source.backup(db)
+        source.close()
+        db.execute("PRAGMA journal_mode=DELETE")
+        db.execute("PRAGMA secure_delete=ON")
+        db.execute("BEGIN")
+        notes = _rewrite(db, redactor, no_source)
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('redaction', ?)", (notes.to_meta(),))
+        db.execute("COMMIT")
+        db.execute("VACUUM")
+    except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError) as exc:
+        raise ReportError(f"{src}: cannot make a shareable copy, the report is corrupt ({exc})") from None
+    finally:
+        source.close()
+        db.close()
+    return notes
+
+
+def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool) -> CopyNotes:
+    sub = redactor.sub if redactor else (lambda text: text)
+    at = redactor.at if redactor else (lambda where: None)
+    # The salted hashes of the run's secrets stay in the private report: a short one can be guessed.
+    db.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
+    for key, value in _rows(db, "SELECT key, value FROM meta WHERE key NOT IN ('format', 'schema_version')"):
+        if redactor is not None:
+            at(f"meta {key}")
+            value = _scrub_meta(key, value, redactor)
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+
+    offsets = _slices(db)
+    moved: dict[int, dict[int, int]] = {}
+    blanked: set[int] = set()
+    for (seq,) in _rows(db, "SELECT seq FROM events ORDER BY seq"):
+        name, metadata, blob = db.execute(
+            "SELECT name, metadata, payload FROM events WHERE seq = ?", (seq,)
+        ).fetchone()
+        if no_source or redactor is not None:
+            try:
+                plain = json.loads(metadata)
+                if redactor is not None:
+                    plain = redactor.sub_plain(_drop_checksums(plain, redactor.counts))
+                metadata = json.dumps(_drop_loc(plain) if no_source else plain)
+            except (ValueError, RecursionError):
+                metadata = "{}"  # unreadable metadata is not copied: it could hold anything
+        at(f"event {seq} ({name})")
+        payload = decompress(blob)
+        if payload is not None and no_source and name not in DATA_EVENTS:
+            payload = LEFT_OUT
+            blanked.add(seq)
+        elif payload is not None and redactor is not None:
+            payload, moved[seq] = redactor.sub_mapped(payload, offsets.get(seq, ()))
+        db.execute(
+            "UPDATE events SET name = ?, metadata = ?, payload = ? WHERE seq = ?",
+            (sub(name), metadata, None if payload is None else compress(payload), seq),
+        )
+
+    for table in ("graphs", "kernels"):
+        for rowid, seq, start, stop in _rows(db, f"SELECT rowid, seq, start, stop FROM {table}"):  # noqa: S608
+            if seq in blanked:
+                start, stop = (None, None) if table == "graphs" else (0, len(LEFT_OUT))
+            elif seq in moved:
+                start = moved[seq].get(start, start) if start is not None else None
+                stop = moved[seq].get(stop, stop) if stop is not None else None
+            db.execute(f"UPDATE {table} SET start = ?, stop = ? WHERE rowid = ?", (start, stop, rowid))  # noqa: S608
+    for kid, name, data in _rows(db, "SELECT id, name, data FROM kernels"):
+        at(f"kernel {kid}")
+        if redactor is not None:
+            data = json.dumps(redactor.sub_plain(json.loads(data)))
+        db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), data, kid))
+    for rank, cid, data in _rows(db, "SELECT rank, compile_id, data FROM frames"):
+        at(f"frame {cid}" + (f" rank {rank}" if rank not in (None, -1) else ""))
+        plain = json.loads(data)
+        if no_source:
+            plain = to_plain(_strip_source(from_plain(Frame, plain)))
+        if redactor is not None:
+            plain = redactor.sub_plain(plain)  # field by field: a guard keeps its shape, JSON stays JSON
+        db.execute(
+            "UPDATE frames SET data = ? WHERE rank = ? AND compile_id = ?", (json.dumps(plain), rank, cid)
+        )
+    left_out = ("user source lines", "kernel source", "graphs and repros") if no_source else ()
+    return CopyNotes(
+        redacted=tuple(redactor.describe()) if redactor else (),
+        left_out=left_out,
+    )

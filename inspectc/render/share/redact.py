@@ -1,0 +1,423 @@
+"""Privacy for sharing: what in report text is private, and one pattern that replaces it all.
+
+A :class:`Redactor` is one compiled pattern built from what this machine says (home,
+``getpass.getuser()``, ``socket.gethostname()``) *and* everything the report recorded, on
+every rank (each run's host name, working directory, argv and sources, the home parts of
+every path, ``torchinductor_NAME`` cache folders), so a report captured elsewhere is
+cleaned too. It replaces home directories (``/home``, ``/Users``, ``C:\\Users``, and the
+name in ``/data/users/NAME``, ``/scratch/NAME``), user names (as words, and as any path
+part), host names, well-known token shapes (``hf_``, ``ghp_``, ``github_pat_``, ``AKIA``,
+``sk-``, ``xoxb-``...) and content hashes (md5/sha hex, Inductor's cache names), which are
+derived from the original text and so could be checked against guesses. It counts what
+it replaced, by kind. The copy of the report file is made by :mod:`.copy`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import socket
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspectc.model import secrets as run_secrets
+from inspectc.model import to_plain
+from inspectc.render.share.rules import NAME as _NAME
+from inspectc.render.share.rules import RULES, Rule, group_regex
+from inspectc.trace.records import SOURCE_FREE_EVENTS
+
+HOME = "~"
+USER = "<user>"
+HOST = "<host>"
+TOKEN = "<token>"
+HASH = "<hash>"
+SECRET = "<secret>"
+
+_HOME_USER = re.compile(
+    rf"(?:/(?:home|Users)/|/data/users/|/scratch/users/|/scratch/(?!users/)|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\))({_NAME})"
+)
+_CACHE_USER_NAME = re.compile(rf"torchinductor_({_NAME})")
+# Names are replaced as whole words, where "_" also separates words: torch's default cache
+# folder is /tmp/torchinductor_<user>.
+_BEFORE = r"(?<![^\W_])"
+_AFTER = r"(?![^\W_])"
+# Options whose value is a secret, in argv: --token X, --hf-token=X, API_KEY=X.
+SECRET_OPTION = re.compile(rf"-{{0,2}}{run_secrets.SECRET_NAME}$")
+REDACTED_STR = "<redacted str>"  # a run secret in quotes: a guard keeps its shape
+# Shared system accounts are not personal; replacing them as words would mangle text
+# ("root" is also a guard tree's word). Paths under their homes are still replaced.
+GENERIC_ACCOUNTS = frozenset(
+    {
+        "root",
+        "user",
+        "users",
+        "admin",
+        "runner",
+        "ubuntu",
+        "ec2-user",
+        "jovyan",
+        "vscode",
+        "codespace",
+        "nobody",
+    }
+)
+MIN_USER = 3  # shorter names would hit ordinary words; their home paths are still replaced
+MIN_HOST = 2
+# With --no-source these event payloads are kept (they hold no source); all others are blanked.
+DATA_EVENTS = SOURCE_FREE_EVENTS
+LEFT_OUT = "# left out by `inspectc share --no-source`\n"
+KINDS = {"h": "home directory", "u": "user name", "n": "host name", "s": "run secret"}
+_REPLACEMENT = {"h": HOME, "u": USER, "n": HOST, "s": SECRET}
+_TALLY = {TOKEN: "token", HASH: "content hash", HOME: "home directory"}  # the summary's kinds
+PLACEHOLDERS = frozenset({*_REPLACEMENT.values(), *(r.placeholder for r in RULES), REDACTED_STR, TOKEN, HASH})
+
+
+def _current_user() -> str | None:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    """Replaces homes by ``~``, users by ``<user>``, hosts by ``<host>``, tokens, hashes.
+
+    :attr:`counts` says how many of each kind it replaced (``KINDS`` names them).
+    """
+
+    homes: tuple[str, ...] = ()
+    users: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+    segments: tuple[str, ...] = ()  # user names replaced wherever they are a whole path part
+    skipped: tuple[str, ...] = ()  # kinds ("user name", "host name") found but not replaced as words
+    secrets: tuple[str, ...] = ()  # the run's own secret values (argv flags, environment)
+    rules: tuple[Rule, ...] = RULES  # the table, plus any --redact-rules
+    counts: Counter[str] = field(default_factory=Counter, compare=False)
+    # (field, rule) -> removed values, for --show-redactions (never written to a bundle)
+    removed: dict[tuple[str, str], set[str]] = field(default_factory=dict, compare=False)
+    where: list[str] = field(default_factory=lambda: ["report"], compare=False)
+
+    @classmethod
+    def for_report(
+        cls,
+        *,
+        hostnames: Iterable[str | None] = (),
+        paths: Iterable[str | None] = (),
+        users: Iterable[str | None] = (),
+        secrets: Iterable[str] = (),
+        extra_rules: tuple[Rule, ...] = (),
+        this_machine: bool = True,
+    ) -> Redactor:
+        """Values from the report (its host names, paths, users) plus this machine's, if asked."""
+        homes: set[str] = set()
+        found: set[str] = {u for u in users if u}
+        hosts: set[str] = {h for h in hostnames if h}
+        if this_machine:
+            home = os.path.expanduser("~")
+            if home and home not in ("/", "~"):
+                homes.add(home.rstrip("/\\"))
+            if user := _current_user():
+                found.add(user)
+            if host := socket.gethostname():
+                hosts.add(host)
+        for path in paths:
+            for match in _HOME_USER.finditer(path or ""):
+                found.add(match.group(1))
+            for match in _CACHE_USER_NAME.finditer(path or ""):
+                found.add(match.group(1))
+        hosts |= {h.split(".", 1)[0] for h in hosts}
+        hosts -= {"", "localhost", *_REPLACEMENT.values()}  # a redacted report names <host>
+        found -= set(_REPLACEMENT.values())
+        personal = {u for u in found if u.lower() not in GENERIC_ACCOUNTS}
+        words = {u for u in personal if len(u) >= MIN_USER}
+        good_hosts = {h for h in hosts if len(h) >= MIN_HOST}
+        skipped = [
+            kind
+            for kind, seen, kept in (("user name", found, words), ("host name", hosts, good_hosts))
+            if seen - kept
+        ]
+        return cls(
+            homes=tuple(sorted(homes, key=len, reverse=True)),
+            users=tuple(sorted(words, key=len, reverse=True)),
+            hosts=tuple(sorted(good_hosts, key=len, reverse=True)),
+            segments=tuple(sorted(personal - words, key=len, reverse=True)),
+            skipped=tuple(skipped),
+            secrets=tuple(
+                sorted({v for v in secrets if len(v) >= run_secrets.MIN_SECRET}, key=len, reverse=True)
+            ),
+            rules=RULES + tuple(extra_rules),
+        )
+
+    # -- matching ----------------------------------------------------------------------
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compile(self.homes, self.users, self.hosts, self.segments, self.secrets, self.rules)
+
+    def at(self, where: str) -> None:
+        """Name the field the next replacements come from (``--show-redactions`` lists it)."""
+        self.where[0] = where
+
+    def kind(self, match: re.Match[str]) -> str:
+        """The rule that *match* (of :attr:`pattern`) matched, by name."""
+        group = match.lastgroup or "x"
+        if group[0] == "r":
+            return self.rules[int(group[1:])].name
+        return KINDS[group[0]]
+
+    def _replacement(self, match: re.Match[str]) -> str:
+        group = match.lastgroup or "x"
+        kind = self.kind(match)
+        keep = ""
+        if group[0] == "r":
+            index = int(group[1:])
+            keep = (match.group(f"k{index}") if f"k{index}" in match.re.groupindex else None) or ""
+            placeholder = self.rules[index].placeholder
+        elif group[0] == "s":
+            placeholder = REDACTED_STR if match.group(f"q{group[1:]}") else SECRET
+        else:
+            placeholder = _REPLACEMENT[group[0]]
+        rep = keep + placeholder
+        removed = match.group(0)[len(keep) :]
+        self.counts[_TALLY.get(placeholder, kind)] += 1
+        self.removed.setdefault((self.where[0], kind), set()).add(removed)
+        return rep
+
+    def sub(self, text: str) -> str:
+        return self.pattern.sub(self._replacement, text)
+
+    def sub_mapped(self, text: str, offsets: Iterable[int]) -> tuple[str, dict[int, int]]:
+        """Redact *text* and say where each old offset lands in the new text."""
+        wanted = sorted(set(offsets))
+        mapping: dict[int, int] = {}
+        out: list[str] = []
+        pos = shift = i = 0
+        for match in self.pattern.finditer(text):
+            start, end = match.span()
+            rep = self._replacement(match)
+            while i < len(wanted) and wanted[i] <= start:
+                mapping[wanted[i]] = wanted[i] + shift
+                i += 1
+            while i < len(wanted) and wanted[i] < end:  # inside a match: after its replacement
+                mapping[wanted[i]] = start + shift + len(rep)
+                i += 1
+            out += (text[pos:start], rep)
+            pos = end
+            shift += len(rep) - (end - start)
+        for offset in wanted[i:]:
+            mapping[offset] = offset + shift
+        out.append(text[pos:])
+        return "".join(out), mapping
+
+    def sub_plain(self, value: Any) -> Any:
+        """A plain JSON value (dicts, lists, strings) with every string in it redacted."""
+        if isinstance(value, str):
+            return self.sub(value)
+        if isinstance(value, dict):
+            return {self.sub(k) if isinstance(k, str) else k: self.sub_plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.sub_plain(v) for v in value]
+        return value
+
+    def found_in(self, text: str) -> list[str]:
+        """The sensitive strings in *text* (tests and ``share --check`` use this)."""
+        return [m.group(0) for m in self.pattern.finditer(text)]
+
+    def describe(self) -> list[str]:
+        """What gets replaced, in words for the summary (never the names themselves)."""
+        what = [f"home directories → {HOME}"]
+        if self.hosts:
+            what.append(f"host name → {HOST}")
+        else:
+            what.append(f"the run's host name → {HOST} (too short to replace in text)")
+        if self.users:
+            what.append(f"user name → {USER}")
+        if self.secrets:
+            what.append(f"the run's secret argv and environment values → {SECRET}")
+        what += [
+            f"access tokens → {TOKEN}",
+            "credentials (bearer, URL, secret-named flags and assignments) → <secret>",
+            "emails, IP addresses, user names in cluster folders",
+            f"content hashes → {HASH}",
+        ]
+        what += [f"{r.name} → {r.placeholder}" for r in self.rules[len(RULES) :]]
+        if "user name" in self.skipped:
+            what.append(
+                f"a user name that is a shared account (such as root) or under {MIN_USER} characters"
+                " is kept in text (not in paths)"
+            )
+        return what
+
+    def tally(self) -> str:
+        """What was replaced, counted by kind: ``3 home directories, 1 token``."""
+        parts = [f"{n} {_plural(kind, n)}" for kind, n in sorted(self.counts.items(), key=lambda kv: -kv[1])]
+        return ", ".join(parts) or "nothing"
+
+
+def _plural(kind: str, n: int) -> str:
+    if n == 1:
+        return kind
+    if kind.endswith("y") and not kind.endswith(("ay", "ey", "oy", "uy")):
+        return kind[:-1] + "ies"
+    return kind + ("es" if kind.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+_CACHE: dict[tuple[tuple[Any, ...], ...], re.Pattern[str]] = {}
+
+
+def _compile(
+    homes: tuple[str, ...],
+    users: tuple[str, ...],
+    hosts: tuple[str, ...],
+    segments: tuple[str, ...],
+    secrets: tuple[str, ...],
+    rules: tuple[Rule, ...],
+) -> re.Pattern[str]:
+    key = (homes, users, hosts, segments, secrets, rules)
+    pattern = _CACHE.get(key)
+    if pattern is None:
+        # The run's secrets first: one in '...' or \\"...\\" (JSON-escaped) takes its quotes,
+        # so a guard reads `== <redacted str>`; a bare JSON string's quotes stay.
+        parts = [rf"(?P<s{i}>(?P<q{i}>'|\\\")?{_either(v)}(?(q{i})(?P=q{i})))" for i, v in enumerate(secrets)]
+        parts += [rf"(?P<h{i}>{_either(h)}(?![\w.-]))" for i, h in enumerate(homes)]
+        parts += [group_regex(r, i) for i, r in enumerate(rules)]
+        parts += [rf"(?P<n{i}>(?i:{_BEFORE}{_either(h)}{_AFTER}))" for i, h in enumerate(hosts)]
+        parts += [rf"(?P<u{i}>{_BEFORE}{_either(u)}{_AFTER})" for i, u in enumerate(users)]
+        # A short or odd user name is still private as a whole path part (/mnt/bo/x).
+        parts += [rf"(?P<us{i}>(?<=[/\\]){_either(u)}(?=[/\\\"'\s]|$))" for i, u in enumerate(segments)]
+        pattern = _CACHE[key] = re.compile("|".join(parts))
+    return pattern
+
+
+def _either(value: str) -> str:
+    """*value* as a pattern, also in its JSON-escaped form (``\\u00e9``, doubled backslashes)."""
+    escaped = json.dumps(value)[1:-1]
+    if escaped == value:
+        return re.escape(value)
+    return f"(?:{re.escape(escaped)}|{re.escape(value)})"
+
+
+def rank_runs(report: Any) -> list[dict[str, Any]]:
+    """The run records of a merged report's inputs (its ``ranks`` meta), as plain dicts."""
+    try:
+        ranks = json.loads(report.meta.get("ranks") or "[]")
+    except (ValueError, RecursionError):
+        return []
+    return [r for r in ranks if isinstance(r, dict)] if isinstance(ranks, list) else []
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def redactor_for(report: Any, *, this_machine: bool = True, extra_rules: tuple[Rule, ...] = ()) -> Redactor:
+    """A :class:`Redactor` for an open :class:`~inspectc.store.reader.Report`: every rank's
+    host, directory, argv and sources, every path of every frame, and the run's secrets
+    (values of secret-named argv flags, and text whose salted hash capture recorded)."""
+    run = report.run
+    hostnames: list[str | None] = [run.hostname]
+    paths: list[str | None] = [run.cwd, *run.argv, *run.options.sources, str(report.path)]
+    for entry in rank_runs(report):
+        found = entry.get("run")
+        other: dict[str, Any] = found if isinstance(found, dict) else {}
+        hostnames.append(other.get("hostname") if isinstance(other.get("hostname"), str) else None)
+        paths += list(_strings(other)) + list(_strings(entry.get("path")))
+    for frame in report.frames:
+        paths.append(frame.filename)
+        paths += [s.filename for s in frame.user_stack]
+        for gb in frame.graph_breaks:
+            paths.append(gb.filename)
+            paths += [s.filename for s in gb.user_stack]
+    for event in report.events(limit=100_000):  # file names torch logged (cache folders)
+        paths += [s for s in _strings(event.metadata) if "/" in s or "\\" in s]
+    argvs = [list(run.argv)] + [
+        list(r["run"]["argv"])
+        for r in rank_runs(report)
+        if isinstance(r.get("run"), dict) and isinstance(r["run"].get("argv"), list)
+    ]
+    found = {v for argv in argvs for v in run_secrets.secret_values([str(a) for a in argv], {})}
+    found = {v for v in found if not v.startswith("<")}  # a redacted report's placeholders
+    found |= hashed_secrets(report)
+    return Redactor.for_report(
+        hostnames=hostnames, paths=paths, secrets=found, extra_rules=extra_rules, this_machine=this_machine
+    )
+
+
+def hashed_secrets(report: Any) -> set[str]:
+    """Text of *report* whose salted hash its ``run_secrets`` meta records (each rank's too)."""
+    metas = [report.meta.get(run_secrets.META_KEY)]
+    metas += [str(r.get(run_secrets.META_KEY)) for r in rank_runs(report) if r.get(run_secrets.META_KEY)]
+    parsed = [p for p in (run_secrets.parse_meta(m) for m in metas) if p is not None]
+    if not parsed:
+        return set()
+    found: set[str] = set()
+    for text in _report_texts(report):
+        for salt, by_len in parsed:
+            found |= run_secrets.matches(text, salt, by_len)
+    return found
+
+
+def _report_texts(report: Any) -> Iterable[str]:
+    for key, value in report.meta.items():
+        if key != run_secrets.META_KEY:
+            yield str(value)
+    for event in report.events(limit=1_000_000):
+        yield json.dumps(event.metadata)
+        yield report.event_payload(event.seq) or ""
+    for frame in report.frames:
+        yield json.dumps(to_plain(frame))
+    for kernel in report.kernels:
+        yield kernel.name
+
+
+def scrub_run(run: Any, redactor: Redactor) -> Any:
+    """A run record (plain dict) redacted: host name hidden whatever its length, secret
+    option values in argv hidden, versions kept as they are (a torch commit is no secret)."""
+    if not isinstance(run, dict):
+        return run
+    out: dict[str, Any] = {}
+    for key, value in run.items():
+        if key in ("torch_version", "triton_version", "cuda_version", "python_version"):
+            out[key] = value
+        elif key == "hostname" and value:
+            redactor.counts[KINDS["n"]] += 1
+            out[key] = HOST
+        elif key == "argv" and isinstance(value, list):
+            out[key] = [
+                redactor.sub(a) if isinstance(a, str) else a for a in hide_secret_options(value, redactor)
+            ]
+        else:
+            out[key] = redactor.sub_plain(value)
+    return out
+
+
+def hide_secret_options(argv: list[Any], redactor: Redactor | None = None) -> list[Any]:
+    """*argv* with the values of ``--token X``, ``--api-key=X``, ``HF_TOKEN=X`` hidden."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if not isinstance(arg, str):
+            continue
+        name, eq, value = arg.partition("=")
+        if eq and value and SECRET_OPTION.match(name):
+            out[i] = f"{name}={SECRET}"
+        elif SECRET_OPTION.match(arg) and arg.startswith("-") and i + 1 < len(out):
+            if isinstance(out[i + 1], str) and not out[i + 1].startswith("-"):
+                out[i + 1] = SECRET
+            else:
+                continue
+        else:
+            continue
+        if redactor is not None:
+            redactor.counts["secret option"] += 1
+    return out

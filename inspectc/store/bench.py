@@ -1,0 +1,198 @@
+"""Isolated re-measurement figures (``inspectc bench``): model, statistics, the ``bench`` table.
+
+``inspectc bench`` re-runs a report's saved output code outside the user's program and stores
+what it measured here, beside (never instead of) the in-run times of ``Kernel.time``. Stdlib
+only: readers open these figures without torch.
+
+Table ``bench(rank, compile_id, graph_kind, kernel, method, data)``: one row per figure.
+``kernel`` is a kernel name of that output code, or ``""`` for the whole compiled module.
+``method`` says how the figure was taken:
+
+  ``benchmark_compiled_module``  the output code's own ``benchmark_compiled_module`` (whole call)
+  ``module_profiler``            torch.profiler over isolated ``call(get_args())``: per call
+                                 of the module, every launch of the kernel summed
+  ``kernel_harness``             the kernel's own ``get_args()``/``call()`` (Inductor writes them
+                                 under ``config.benchmark_kernel``) timed by
+                                 ``triton.testing.do_bench``: per launch
+
+The meta key ``bench`` holds the last run's :class:`BenchRun` (device, measured bandwidth).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspectc.model import from_plain, to_plain
+from inspectc.model.stats import MIN_SAMPLES, quantile  # fewer samples: the figure says so
+from inspectc.store.schema import NO_RANK, db_rank
+
+BENCH_SQL = """
+CREATE TABLE IF NOT EXISTS bench(
+    rank INTEGER NOT NULL, compile_id TEXT NOT NULL, graph_kind TEXT NOT NULL,
+    kernel TEXT NOT NULL, method TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY(rank, compile_id, graph_kind, kernel, method));
+"""
+MODULE = ""  # the ``kernel`` of a whole-module figure
+PER_CALL = ("module_profiler", "benchmark_compiled_module")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Isolated:
+    """One isolated figure: statistics of its samples, in microseconds."""
+
+    method: str
+    n: int
+    median_us: float
+    min_us: float
+    p90_us: float
+    cv: float  # standard deviation / mean of the samples
+    rounds: int = 0  # measurement rounds until stable (or the budget ended)
+    stable: bool = False  # the last rounds' medians agreed within the threshold
+    launches: float | None = None  # launches per module call (module_profiler)
+    per: str = "call"  # "call" of the module, or "launch" of the kernel
+
+    @property
+    def few(self) -> bool:
+        return self.n < MIN_SAMPLES
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BenchRun:
+    started: float
+    torch_version: str | None = None
+    device: str | None = None  # "cpu" or the GPU's name
+    bandwidth_gbps: float | None = None  # device-to-device copy, measured once per run
+    bandwidth_method: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()  # per output code that could not be measured, one line each
+
+
+Key = tuple[int | None, str, str, str]  # rank, compile id, graph kind, kernel ("" = module)
+
+
+@dataclass(slots=True)
+class BenchResults:
+    """What a report holds from ``inspectc bench`` (empty when it was never run)."""
+
+    run: BenchRun | None = None
+    figures: dict[Key, dict[str, Isolated]] = field(default_factory=dict)
+
+    def kernel(self, rank: int | None, compile_id: str, graph_kind: str, name: str) -> dict[str, Isolated]:
+        return self.figures.get((rank, compile_id, graph_kind, name), {})
+
+    def primary(self, rank: int | None, compile_id: str, graph_kind: str, name: str) -> Isolated | None:
+        """The per-call figure to set beside the in-run mean (``module_profiler`` first)."""
+        found = self.kernel(rank, compile_id, graph_kind, name)
+        return next((found[m] for m in PER_CALL if m in found), None)
+
+    def module(self, rank: int | None, compile_id: str, graph_kind: str) -> Isolated | None:
+        return self.primary(rank, compile_id, graph_kind, MODULE)
+
+    def __bool__(self) -> bool:
+        return bool(self.figures) or self.run is not None
+
+
+def summarize(
+    samples: Sequence[float], method: str, *, rounds: int = 0, stable: bool = False, **extra: Any
+) -> Isolated | None:
+    """n, median, min, p90 and CV of *samples* (µs); None for no samples."""
+    values = sorted(v for v in samples if math.isfinite(v))
+    if not values:
+        return None
+    mean = statistics.fmean(values)
+    sd = statistics.pstdev(values) if len(values) > 1 else 0.0
+    return Isolated(
+        method=method,
+        n=len(values),
+        median_us=statistics.median(values),
+        min_us=values[0],
+        p90_us=quantile(values, 0.9),
+        cv=sd / mean if mean > 0 else 0.0,
+        rounds=rounds,
+        stable=stable,
+        **extra,
+    )
+
+
+def cv_of(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return math.inf
+    mean = statistics.fmean(values)
+    return statistics.pstdev(values) / mean if mean > 0 else 0.0
+
+
+# ------------------------------------------------------------------------------ storage
+
+
+def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]]) -> BenchRun:
+    """Store one bench run; return the run as stored.
+
+    Figures of the modules it measured replace their earlier ones; figures of other modules
+    stay when they were taken on the same device, and are dropped otherwise (figures of two
+    devices never mix in one report). A CPU-only run on the device of an earlier CUDA run
+    keeps that run's measured bandwidth.
+    """
+    with db:
+        db.executescript(BENCH_SQL)
+        old = _old_run(db)
+        if old is not None and old.device != run.device:
+            db.execute("DELETE FROM bench")
+        elif old is not None and run.bandwidth_gbps is None:
+            run = replace(run, bandwidth_gbps=old.bandwidth_gbps, bandwidth_method=old.bandwidth_method)
+        for rank, cid, kind in {(r, c, k) for (r, c, k, _), _ in rows}:
+            db.execute(
+                "DELETE FROM bench WHERE rank = ? AND compile_id = ? AND graph_kind = ?",
+                (db_rank(rank), cid, kind),
+            )
+        db.executemany(
+            "INSERT OR REPLACE INTO bench(rank, compile_id, graph_kind, kernel, method, data)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (db_rank(r), cid, kind, name, fig.method, json.dumps(to_plain(fig)))
+                for (r, cid, kind, name), fig in rows
+            ],
+        )
+        db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('bench', ?)", (json.dumps(to_plain(run)),)
+        )
+    return run
+
+
+def _old_run(db: sqlite3.Connection) -> BenchRun | None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()
+    try:
+        return from_plain(BenchRun, json.loads(row[0])) if row else None
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+Query = Callable[[str], list[tuple[Any, ...]]]
+
+
+def load(query: Query, meta: dict[str, str], has_table: bool) -> BenchResults:
+    """The bench figures of a report; rows that do not read as figures are left out."""
+    results = BenchResults()
+    text = meta.get("bench")
+    if text:
+        try:
+            results.run = from_plain(BenchRun, json.loads(text))
+        except (ValueError, TypeError, RecursionError):
+            results.run = BenchRun(started=0.0, errors=("corrupt 'bench' entry in the report",))
+    if not has_table:
+        return results
+    for rank, cid, kind, name, _method, data in query(
+        "SELECT rank, compile_id, graph_kind, kernel, method, data FROM bench"
+    ):
+        try:
+            fig = from_plain(Isolated, json.loads(data))
+        except (ValueError, TypeError, RecursionError):
+            continue
+        key = (None if rank == NO_RANK else rank, str(cid), str(kind), str(name))
+        results.figures.setdefault(key, {})[fig.method] = fig
+    return results

@@ -1,0 +1,230 @@
+"""``inspectc merge``: join the reports of several ranks into one; open a directory of them.
+
+Under torchrun each rank writes its own report. Merging copies every row of each rank's
+report (raw events, frames, graph slices, kernels with their timings) into one report file,
+renumbering event sequence numbers and kernel ids; frames, graphs and kernels are already
+keyed by rank. A report whose run has no rank (or a rank another input has) is numbered by
+its position among the inputs. No torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import ReportError, UsageError
+from inspectc.model import Run, to_plain
+from inspectc.store import origin, untrusted
+from inspectc.store.bundle import open_single
+from inspectc.store.reader import Report
+from inspectc.store.schema import NO_RANK
+from inspectc.store.writer import ReportWriter
+from inspectc.version import __version__
+
+REPORT_PATTERN = "*.inspectc"
+
+
+@dataclass(frozen=True, slots=True)
+class MergeInput:
+    path: Path  # as given (a report or a share bundle)
+    db_path: Path  # the SQLite file to copy rows from
+    run: Run
+    stored_ranks: tuple[int | None, ...]  # ranks its frames and events carry
+    rank: int | None  # the rank its rows get in the merged report (None: keep stored ranks)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeResult:
+    output: Path
+    inputs: tuple[MergeInput, ...]
+    renumbered: bool  # ranks were given by position (inputs had none, or the same one)
+
+
+def plan_inputs(reports: Sequence[Report], paths: Sequence[Path]) -> tuple[list[MergeInput], bool]:
+    """Decide which rank each input's rows get in the merged report."""
+    if not reports:
+        raise UsageError("merge: give at least one report")
+    found = [(path, r.path, r.run, _stored_ranks(r)) for path, r in zip(paths, reports, strict=True)]
+    singles = [(run, ranks) for _, _, run, ranks in found if len(ranks) <= 1]
+    multi_ranks = [r for _, _, _, ranks in found if len(ranks) > 1 for r in ranks]
+    wanted = [_own_rank(run, ranks) for run, ranks in singles]
+    clash = len(set(wanted)) != len(wanted) or None in wanted or bool(set(wanted) & set(multi_ranks))
+    if clash and multi_ranks:
+        raise UsageError(
+            "merge: a multi-rank report and another input share a rank (or have none);"
+            " merge the single-rank reports only"
+        )
+    inputs: list[MergeInput] = []
+    position = 0
+    for path, db_path, run, ranks in found:
+        if len(ranks) > 1:
+            inputs.append(MergeInput(path, db_path, run, ranks, None))
+            continue
+        rank = position if clash and len(wanted) > 1 else _own_rank(run, ranks)
+        position += 1
+        inputs.append(MergeInput(path, db_path, run, ranks, rank))
+    return inputs, clash and len(wanted) > 1
+
+
+def _stored_ranks(report: Report) -> tuple[int | None, ...]:
+    ranks = sorted({f.rank if f.rank is not None else NO_RANK for f in report.frames})
+    return tuple(None if r == NO_RANK else r for r in ranks)
+
+
+def _own_rank(run: Run, stored: tuple[int | None, ...]) -> int | None:
+    if run.rank is not None:
+        return run.rank
+    return stored[0] if stored else None
+
+
+def merge_reports(
+    paths: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    argv: Sequence[str] | None = None,
+) -> MergeResult:
+    """Merge the reports at *paths* into a new report at *output*."""
+    sources = [Path(p) for p in paths]
+    out = Path(output)
+    if any(p.resolve() == out.resolve() for p in sources):
+        raise UsageError(f"merge: the output {out} is also an input")
+    reports: list[Report] = []
+    try:
+        for path in sources:
+            reports.append(open_single(path))
+        return _merge(reports, sources, out, argv)
+    finally:
+        for report in reports:
+            report.close()
+
+
+def _merge(reports: list[Report], sources: list[Path], out: Path, argv: Sequence[str] | None) -> MergeResult:
+    inputs, renumbered = plan_inputs(reports, sources)
+    writer = ReportWriter(out)
+    try:
+        writer.set_meta("inspectc_version", __version__)
+        writer.set_meta("source", "merge")
+        writer.set_meta("run", merged_run(inputs, argv))
+        origins = {(r.meta.get(origin.HOST), r.meta.get(origin.USER)) for r in reports}
+        if len(origins) == 1 and None not in next(iter(origins)):  # all made by one user on one host
+            host, user = next(iter(origins))
+            for key, value in (
+                (origin.HOST, host),
+                (origin.USER, user),
+                (origin.REPORT_ID, secrets.token_hex(16)),
+            ):
+                writer.set_meta(key, value)
+        writer.set_meta(
+            "ranks",
+            json.dumps([{"rank": i.rank, "path": str(i.path), "run": to_plain(i.run)} for i in inputs]),
+        )
+        writer.close()
+        _copy_rows(out, inputs)
+    except BaseException:
+        writer.close()
+        out.unlink(missing_ok=True)
+        raise
+    return MergeResult(out, tuple(inputs), renumbered)
+
+
+def merged_run(inputs: Sequence[MergeInput], argv: Sequence[str] | None) -> Run:
+    """One run for the merged report: the first input's, widened to cover every rank."""
+    runs = [i.run for i in inputs]
+    ranks = {r for i in inputs for r in ((i.rank,) if i.rank is not None else i.stored_ranks)}
+    known = sorted(r for r in ranks if r is not None)
+    worlds = [r.world_size for r in runs if r.world_size]
+    starts = [r.started for r in runs if r.started is not None]
+    ends = [r.ended for r in runs if r.ended is not None]
+    failed = next((r for r in runs if r.exit_code not in (None, 0) or r.exception), None)
+    base = runs[0]
+    return replace(
+        base,
+        argv=tuple(argv) if argv is not None else base.argv,
+        started=min(starts) if starts else None,
+        ended=max(ends) if ends else None,
+        exit_code=failed.exit_code if failed else base.exit_code,
+        exception=failed.exception if failed else base.exception,
+        end_reason=failed.end_reason if failed else base.end_reason,
+        rank=None,
+        world_size=max([*worlds, (known[-1] + 1) if known else 0]) or None,
+        capture_errors=tuple(e for r in runs for e in r.capture_errors),
+    )
+
+
+def _copy_rows(out: Path, inputs: Sequence[MergeInput]) -> None:
+    db = sqlite3.connect(out.resolve().as_uri(), uri=True, isolation_level=None)
+    try:
+        # the inputs were verified when opened (open_single); the copy still runs under a budget
+        budget = untrusted.guard(db, out)
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("BEGIN")
+        offset = 0
+        for n, item in enumerate(inputs):
+            db.execute("ATTACH DATABASE ? AS src", (item.db_path.resolve().as_uri() + "?mode=ro",))
+            try:
+                budget.reset()
+                offset = _copy_one(db, item, offset)
+            except sqlite3.DatabaseError as exc:
+                if budget.reason or budget.interrupted:
+                    budget.path = item.path
+                    raise budget.error(exc) from None
+                raise ReportError(f"{item.path}: cannot merge: {exc}") from None
+            finally:
+                db.execute("COMMIT")
+                db.execute("DETACH DATABASE src")
+                if n + 1 < len(inputs):
+                    db.execute("BEGIN")
+    finally:
+        db.close()
+
+
+def _copy_one(db: sqlite3.Connection, item: MergeInput, offset: int) -> int:
+    keep = item.rank is None
+    rank_sql = "rank" if keep else "?"
+    rank_arg: tuple[Any, ...] = () if keep else (NO_RANK if item.rank is None else item.rank,)
+    db.execute(
+        f"INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload)"
+        f" SELECT seq + ?, ts, {rank_sql}, compile_id, name, metadata, payload FROM src.events",
+        (offset, *rank_arg),
+    )
+    db.execute(
+        f"INSERT OR REPLACE INTO graphs(rank, compile_id, kind, seq, start, stop)"
+        f" SELECT {rank_sql}, compile_id, kind, seq + ?, start, stop FROM src.graphs",
+        (*rank_arg, offset),
+    )
+    db.execute(
+        f"INSERT INTO kernels(rank, compile_id, name, language, kind, graph_kind, seq, start, stop,"
+        f" data) SELECT {rank_sql}, compile_id, name, language, kind, graph_kind, seq + ?, start,"
+        f" stop, data FROM src.kernels ORDER BY id",
+        (*rank_arg, offset),
+    )
+    for rank, cid, ordinal, data in db.execute("SELECT rank, compile_id, ordinal, data FROM src.frames"):
+        if not keep:
+            frame = json.loads(data)
+            frame["rank"] = item.rank
+            data, rank = json.dumps(frame), item.rank
+        db.execute(
+            "INSERT OR REPLACE INTO frames(rank, compile_id, ordinal, data) VALUES (?, ?, ?, ?)",
+            (NO_RANK if rank is None else rank, cid, ordinal, data),
+        )
+    top = db.execute("SELECT max(seq) FROM src.events").fetchone()[0]
+    return offset + int(top or 0)
+
+
+def reports_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob(REPORT_PATTERN) if p.is_file())
+
+
+def per_rank_reports(paths: list[Path]) -> list[Path]:
+    single: list[Path] = []
+    multi: list[Path] = []
+    for path in paths:
+        with open_single(path) as report:
+            (multi if len(_stored_ranks(report)) > 1 else single).append(path)
+    return single or multi

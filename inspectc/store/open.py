@@ -1,0 +1,63 @@
+"""THE way to open a report for reading: a report file, a share bundle, or a rank folder.
+
+Every command and the TUI open what the user names through :func:`open_report`, so one
+command never accepts a path that another refuses.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from inspectc.errors import ReportError
+from inspectc.store import bundle
+from inspectc.store.bundle import open_single
+from inspectc.store.reader import Report, check_path
+
+
+class _TemporaryReport(Report):
+    """A merged report in a temporary folder, removed when it is closed (or at exit)."""
+
+    def __init__(self, path: Path, folder: Path) -> None:
+        super().__init__(path)
+        self._folder = folder
+
+    def close(self) -> None:
+        super().close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def open_report(path: str | os.PathLike[str]) -> Report:
+    """Open *path*: a report, a share bundle (``.zip``), or a folder of per-rank reports.
+
+    In a folder, the per-rank reports are merged on the fly (into a temporary file); a
+    report that already holds several ranks (an earlier merge) is left out when per-rank
+    ones are there. Raises :class:`ReportError` with one clear line.
+    """
+    if not str(path):
+        raise ReportError("no report given (an empty path)")
+    target = Path(path)
+    if target.is_dir():
+        return _open_folder(target)
+    check_path(target)
+    if bundle.is_bundle(target):
+        return bundle.open_bundle(target)
+    return Report(target)
+
+
+def _open_folder(folder: Path) -> Report:
+    from inspectc.store import merge  # lazily: a folder is the rare case
+
+    found = merge.per_rank_reports(merge.reports_in(folder))
+    if not found:
+        raise ReportError(f"{folder} is a directory with no reports (*.inspectc) in it")
+    if len(found) == 1:
+        return open_single(found[0])
+    tmp = Path(tempfile.mkdtemp(prefix="inspectc-merge-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    merged = tmp / "merged.inspectc"
+    merge.merge_reports(found, merged, argv=None)
+    return _TemporaryReport(merged, tmp)

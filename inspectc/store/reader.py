@@ -1,0 +1,435 @@
+"""Reading a report: frames at once, graphs, sources and events lazily; never writes the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+import tempfile
+import weakref
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from inspectc.errors import ReportError
+from inspectc.model import Frame, Kernel, Run
+from inspectc.model import accuracy as accuracy_table
+from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
+from inspectc.model.kernel_detail import (
+    CPU_BUILD_EVENT,
+    DETAIL_EVENT,
+    CpuBuild,
+    KernelDetail,
+    parse_cpu_build,
+    parse_detail,
+)
+from inspectc.model.runrecords import RECORDS_EVENT, RunRecords
+from inspectc.model.runrecords import join as join_records
+from inspectc.store import bench as bench_table
+from inspectc.store import migrations, untrusted
+from inspectc.store.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
+from inspectc.store.schema import db_rank as _rank
+from inspectc.store.validate import load_checked as _load
+from inspectc.store.validate import short_error as _short
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    seq: int
+    ts: float | None
+    rank: int | None
+    compile_id: str | None
+    name: str
+    metadata: dict[str, Any]
+    payload_size: int | None
+
+
+def check_path(path: Path) -> None:
+    if not path.exists():
+        raise ReportError(f"no such report: {path}")
+    if path.is_dir():
+        raise ReportError(f"{path} is a directory, not a report file")
+    if not path.is_file():  # a FIFO or a device: reading it could block or never end
+        raise ReportError(f"{path} is not a regular file, not a report")
+
+
+def check_report_file(path: Path) -> None:
+    """Raise :class:`ReportError` with one clear line unless *path* looks like a report."""
+    check_path(path)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        raise ReportError(f"{path} is empty (0 bytes): not an inspectc report")
+    if head != SQLITE_MAGIC:
+        raise ReportError(f"{path} is not an inspectc report (unknown file format)")
+
+
+JOURNAL_MIN_CAP = 64 << 20  # a rollback journal holds original pages: never much over the file
+
+
+def _copy_journal(report: Path, target: Path) -> None:
+    """Copy *report*'s hot journal for a private roll-back: a regular file only (a link is never
+    followed) and no larger than a journal of this report can be."""
+    source = journal(report)
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if os.path.islink(source):
+            raise ReportError(
+                f"{report}: its journal {source.name} is a symbolic link (not followed): cannot recover the report"
+            ) from None
+        raise ReportError(f"cannot read {source}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as src:
+        info = os.fstat(src.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ReportError(f"{report}: its journal {source.name} is not a regular file: not read")
+        cap = max(JOURNAL_MIN_CAP, 2 * os.stat(report).st_size)
+        if info.st_size > cap:
+            raise ReportError(
+                f"{report}: its journal {source.name} is {info.st_size >> 20} MB, more than a journal of"
+                f" this report can hold ({cap >> 20} MB): not read"
+            )
+        with open(target, "xb") as dst:
+            shutil.copyfileobj(src, dst, length=1 << 20)
+
+
+class Report:
+    """A report opened for reading. Frames load at once; graphs, sources and events lazily."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        check_report_file(self.path)
+        self._recovery: Callable[[], Any] | None = None
+        try:
+            try:
+                self._db, self._budget = _connect_read_only(self.path)
+                untrusted.verify(self._db, self._budget)
+            except (sqlite3.OperationalError, ReportError):
+                if not journal(self.path).is_file():
+                    raise
+                # A run killed mid-transaction leaves a hot journal that only a writer may
+                # roll back: roll it back in a private copy, never in the user's file.
+                if hasattr(self, "_db"):
+                    self._db.close()
+                self._db, self._budget = self._recovered_copy()
+                untrusted.verify(self._db, self._budget)
+            rows = untrusted.run(self._db, self._budget, "SELECT key, value FROM meta")
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
+            if "no such table" in str(exc):
+                raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
+            raise ReportError(f"{self.path} is not a readable inspectc report ({exc})") from None
+        self.meta: dict[str, str] = {str(k): str(v) for k, v in rows}
+        if self.meta.get("format") != FORMAT:
+            raise ReportError(f"{self.path} is an SQLite database but not an inspectc report")
+        try:
+            version = int(self.meta.get("schema_version", ""))
+        except ValueError:
+            raise ReportError(f"{self.path}: report has no valid schema version") from None
+        if version > SCHEMA_VERSION:
+            raise ReportError(
+                f"{self.path} uses report schema {version}, newer than this inspectc"
+                f" understands ({SCHEMA_VERSION}): upgrade inspectc"
+            )
+        if version < 1:
+            raise ReportError(f"{self.path}: report schema {version} is not a schema inspectc ever wrote")
+        self.schema_version = version
+        self._run = self._load_run()  # checked at open: a corrupt run entry fails here, once
+        self._frames: list[Frame] | None = None
+        self._kernels: list[Kernel] | None = None
+        self._run_records: RunRecords | None = None
+        self._bench: bench_table.BenchResults | None = None
+        self._details: tuple[list[int], list[KernelDetail]] | None = None
+        self._payload = lru_cache(maxsize=16)(self._load_payload)
+
+    def _recovered_copy(self) -> tuple[sqlite3.Connection, untrusted.Budget]:
+        tmp = tempfile.mkdtemp(prefix="inspectc-recover-")
+        self._recovery = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
+        copy = Path(tmp) / "report.inspectc"
+        try:
+            shutil.copyfile(self.path, copy)
+            _copy_journal(self.path, journal(copy))
+        except OSError as exc:
+            raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        self.path = copy
+        db = sqlite3.connect(str(copy), check_same_thread=False)
+        db.text_factory = _text
+        budget = untrusted.guard(db, self.path)
+        db.execute("PRAGMA query_only=1")
+        return db, budget
+
+    # -- metadata ----------------------------------------------------------------------
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
+        # corrupt schema puts raw bytes in them (untrusted.run turns it into one line).
+        return untrusted.run(self._db, self._budget, sql, args)
+
+    def _meta_json(self, key: str) -> Any:
+        text = self.meta.get(key)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise ReportError(f"{self.path}: corrupt '{key}' entry in the report") from None
+
+    @property
+    def run(self) -> Run:
+        return self._run
+
+    def _load_run(self) -> Run:
+        data = self._meta_json("run")
+        if not isinstance(data, dict):
+            return Run()
+        return _load(Run, data, f"{self.path}: corrupt run entry")
+
+    @property
+    def inspectc_version(self) -> str | None:
+        return self.meta.get("inspectc_version")
+
+    @property
+    def torch_version(self) -> str | None:
+        return self.run.torch_version
+
+    # -- frames and kernels ------------------------------------------------------------
+    @property
+    def frames(self) -> list[Frame]:
+        if self._frames is None:
+            rows = self._query("SELECT data FROM frames ORDER BY ordinal, rank, compile_id")
+            frames = []
+            for (data,) in rows:
+                try:
+                    plain = json.loads(data)
+                except (ValueError, TypeError, RecursionError) as exc:
+                    raise ReportError(f"{self.path}: corrupt frame entry ({_short(exc)})") from None
+                if isinstance(plain, dict):
+                    plain = migrations.upgrade_frame(plain, self.schema_version)
+                frames.append(_load(Frame, plain, f"{self.path}: corrupt frame entry"))
+            self._frames = frames
+        return self._frames
+
+    def frame(self, compile_id: str, rank: int | None = None) -> Frame | None:
+        for frame in self.frames:
+            if frame.compile_id == compile_id and (rank is None or frame.rank == rank):
+                return frame
+        return None
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        if self._kernels is None:
+            rows = self._query(
+                "SELECT id, rank, compile_id, name, language, kind, graph_kind, data FROM kernels ORDER BY id"
+            )
+            self._kernels = [_kernel_from_row(row, self.path) for row in rows]
+        return self._kernels
+
+    def frame_kernels(self, compile_id: str, rank: int | None = None) -> list[Kernel]:
+        return [
+            k
+            for k in self.kernels
+            if k.compile_id == compile_id and (rank is None or k.rank is None or k.rank == rank)
+        ]
+
+    @property
+    def run_records(self) -> RunRecords:
+        """Exported programs, AOT compiles, links, artifacts, collectives: every process's."""
+        if self._run_records is None:
+            rows = self._query(
+                "SELECT seq, rank, payload FROM events WHERE name = ? ORDER BY seq", (RECORDS_EVENT,)
+            )
+            parts = []
+            for seq, rank, blob in rows:
+                try:
+                    plain = json.loads(decompress(blob) or "{}")
+                except (zlib.error, ValueError, RecursionError) as exc:
+                    raise ReportError(
+                        f"{self.path}: event {seq}: corrupt {RECORDS_EVENT} ({_short(exc)})"
+                    ) from None
+                what = f"{self.path}: event {seq}: corrupt {RECORDS_EVENT}"
+                parts.append((None if rank == NO_RANK else rank, _load(RunRecords, plain, what)))
+            self._run_records = join_records(parts)
+        return self._run_records
+
+    def kernel_details(self) -> list[KernelDetail]:
+        """Every Triton kernel's stages, metadata and launches capture recorded (schema 4).
+
+        Parsed once per set of events (a followed report that grew is read again)."""
+        seqs = [
+            seq
+            for (seq,) in self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq", (DETAIL_EVENT,))
+        ]
+        cached = self._details
+        if cached is not None and cached[0] == seqs:
+            return cached[1]
+        out = []
+        for seq in seqs:
+            detail = parse_detail(self._payload(seq))
+            if detail is not None:
+                out.append(detail)
+        self._details = (seqs, out)
+        return out
+
+    def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:
+        """The detail recorded for *kernel* (same name, same Python source), or None."""
+        from inspectc.model.kernel_detail import matches
+
+        found = [d for d in self.kernel_details() if d.name == kernel.name]
+        if not found:
+            return None
+        source = self.kernel_source(kernel)
+        same = next((d for d in found if matches(d, kernel, source)), None)
+        if same is None and len({d.python_source for d in found}) == 1:
+            return found[0]  # one kernel of that name: its source was written differently
+        return same
+
+    def cpu_build(self) -> CpuBuild | None:
+        """How C++ kernels were built (vector ISA, command), where capture recorded it."""
+        rows = self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT 1", (CPU_BUILD_EVENT,))
+        return parse_cpu_build(self._payload(rows[0][0])) if rows else None
+
+    @property
+    def bench(self) -> bench_table.BenchResults:
+        """Isolated figures of ``inspectc bench`` (empty when it never ran on this report)."""
+        if self._bench is None:
+            has = bool(self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bench'"))
+            self._bench = bench_table.load(self._query, self.meta, has)
+        return self._bench
+
+    @property
+    def accuracy(self) -> accuracy_table.AccuracyRun | None:
+        """``inspectc accuracy``'s results (None when it did not write this report)."""
+        return accuracy_table.load(self.meta)
+
+    @property
+    def account(self) -> Account:
+        """Every structured-trace record the report was built from: used, or kept raw."""
+        rows = self._query("SELECT payload FROM events WHERE name = ? ORDER BY seq", (ACCOUNT_EVENT,))
+        bodies = []
+        for (blob,) in rows:
+            try:
+                bodies.append(json.loads(decompress(blob) or "{}"))
+            except (zlib.error, ValueError, RecursionError):
+                bodies.append(None)  # an unreadable part: skipped, the rest still sums
+        return read_account(bodies)
+
+    def kernel_source(self, kernel: Kernel) -> str:
+        rows = self._query("SELECT seq, start, stop FROM kernels WHERE id = ?", (kernel.id,))
+        if not rows:
+            return ""
+        seq, start, stop = rows[0]
+        text = self._payload(seq) or ""
+        return text[_index(start) : _index(stop)]
+
+    def graph(self, compile_id: str, kind: str, rank: int | None = None) -> str | None:
+        rows = self._query(
+            "SELECT seq, start, stop FROM graphs WHERE rank = ? AND compile_id = ? AND kind = ?",
+            (_rank(rank), compile_id, kind),
+        )
+        if not rows:
+            return None
+        seq, start, stop = rows[0]
+        text = self._payload(seq)
+        if text is None:
+            return None
+        return text[_index(start) : _index(stop)]
+
+    def _load_payload(self, seq: int) -> str | None:
+        rows = self._query("SELECT payload FROM events WHERE seq = ?", (seq,))
+        if not rows:
+            return None
+        try:
+            return decompress(rows[0][0])
+        except zlib.error as exc:
+            raise ReportError(f"{self.path}: event {seq}: corrupt payload ({exc})") from None
+
+    # -- raw events --------------------------------------------------------------------
+    def events(
+        self, compile_id: str | None = None, rank: int | None = None, *, limit: int = 100_000
+    ) -> Iterator[EventRow]:
+        sql = "SELECT seq, ts, rank, compile_id, name, metadata, length(payload) FROM events"
+        args: tuple[Any, ...] = ()
+        if compile_id is not None:
+            sql += " WHERE compile_id = ? AND rank = ?"
+            args = (compile_id, _rank(rank))
+        sql += " ORDER BY seq LIMIT ?"
+        for seq, ts, rk, cid, name, meta, size in self._query(sql, args + (limit,)):
+            try:
+                metadata = json.loads(meta)
+            except (ValueError, TypeError, RecursionError):
+                metadata = None
+            if not isinstance(metadata, dict):
+                metadata = {"unparsed": str(meta)}
+            yield EventRow(seq, ts, None if rk == NO_RANK else rk, cid, name, metadata, size)
+
+    def event_payload(self, seq: int) -> str | None:
+        return self._payload(seq)
+
+    def event_count(self) -> int:
+        """Structured-trace events (a process's ``inspectc_records`` and ``inspectc_account``
+        events are not ones)."""
+        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?)"
+        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT)
+        return int(self._query(sql, own)[0][0])
+
+    def close(self) -> None:
+        self._db.close()
+        if self._recovery is not None:
+            self._recovery()
+
+    def __enter__(self) -> Report:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
+    kid, rank, cid, name, language, kind, graph_kind, data = row
+    try:
+        extra = json.loads(data)
+    except (ValueError, TypeError, RecursionError):
+        extra = {}
+    if not isinstance(extra, dict):
+        extra = {}
+    time_data = extra.get("time")
+    meta = dict(extra.get("meta") or {}) if isinstance(extra.get("meta"), dict) else {}
+    origins = extra.get("origins")
+    fused = extra.get("fused_nodes")
+    plain = {
+        "id": kid,
+        "compile_id": cid,
+        "rank": None if rank == NO_RANK else rank,
+        "name": name,
+        "language": language,
+        "kind": kind,
+        "graph_kind": graph_kind,
+        "source_size": extra.get("source_size") or 0,
+        "fused_nodes": fused if isinstance(fused, list) else [],
+        "origins": [o for o in origins if isinstance(o, dict)] if isinstance(origins, list) else [],
+        "time": time_data if isinstance(time_data, dict) else None,
+        "meta": meta,
+    }
+    return _load(Kernel, plain, f"{path}: corrupt kernel entry")
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _connect_read_only(path: Path) -> tuple[sqlite3.Connection, untrusted.Budget]:
+    db, budget = untrusted.connect(path)
+    db.execute("PRAGMA busy_timeout=5000")
+    return db, budget
+
+
+def _text(raw: bytes) -> str:
+    # TEXT cells of a corrupt or hostile file may hold invalid UTF-8 (sqlite3 would raise
+    # UnicodeDecodeError on the whole query).
+    return raw.decode("utf-8", "replace")
