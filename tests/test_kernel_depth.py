@@ -150,6 +150,22 @@ def test_repro_refuses_extern_and_unknown_kernels(tmp_path: Path) -> None:
     compile(script, "k.py", "exec")
 
 
+def test_a_kernel_name_as_kernels_prints_it_cut_in_the_middle_is_found(tmp_path: Path) -> None:
+    report = str(SAMPLES / "reports" / "mlp_train.inspectc")
+    listing = run_cli("kernels", report)
+    assert listing.returncode == 0, listing.stderr
+    cut = next(w for line in listing.stdout.splitlines() for w in line.split() if "…" in w and "cpp_" in w)
+    proc = run_cli("repro", report, cut, "-o", str(tmp_path / "k.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "cpp_fused_gelu_gelu_backward_native_layer_norm_native_layer_norm_backward_sum_2"
+        in (tmp_path / "k.py").read_text()
+    )
+    proc = run_cli("repro", report, "cpp_fused_…_1")  # two kernels end so: one line naming both
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "cpp_fused_add_1" in proc.stderr and "cpp_fused_sum_1" in proc.stderr
+
+
 @pytest.mark.capture
 def test_cpp_kernel_build_ir_and_repro(tmp_path: Path) -> None:
     """One OpenMP thread in the run and in the repro: on a busy 2-core machine OpenMP's waits

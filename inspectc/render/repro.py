@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from inspectc.analysis.text import ELLIPSIS
 from inspectc.errors import ReproError
 from inspectc.model import Kernel, to_plain
 from inspectc.model.kernel_detail import KernelDetail, Launch
@@ -55,6 +56,17 @@ def find_kernel(report: Report, name: str) -> Kernel:
         for k in report.kernels
         if (k.name == wanted or str(k.id) == wanted) and (not cid or k.compile_id == cid)
     ]
+    if not found and ELLIPSIS in wanted:  # a name as `kernels` prints it, cut in the middle
+        head, _, tail = wanted.partition(ELLIPSIS)
+        found = [
+            k
+            for k in report.kernels
+            if k.name.startswith(head) and k.name.endswith(tail) and len(k.name) >= len(head + tail)
+            if not cid or k.compile_id == cid
+        ]
+        names = sorted({k.name for k in found})
+        if len(names) > 1:
+            raise ReproError(f"{name!r} matches {len(names)} kernels: name one of {', '.join(names[:6])}")
     if not found:
         raise ReproError(f"no kernel named {name!r} in this report (inspectc kernels R lists them)")
     timed = [k for k in found if k.time is not None] or found
