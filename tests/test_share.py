@@ -504,3 +504,27 @@ def test_corrupt_payload_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="cannot make a shareable copy"):
         share(report, output_dir=tmp_path / "out")
     assert not (tmp_path / "out" / "corrupt.share.zip").exists()
+
+
+def test_no_source_keeps_a_readable_report_whose_records_hold_no_source_line(tmp_path: Path) -> None:
+    """The run's records (export issues with the user's lines) are data the summary reads:
+    --no-source strips their source lines, it does not blank the event (the copy must open)."""
+    log = Path(__file__).parent / "data" / "logs" / "draft_export" / "dtrace.log"
+    report = tmp_path / "d.inspectc"
+    assert run_cli("import", str(log), "-o", str(report)).returncode == 0
+    source_line = "if n > 2:"
+    assert source_line in run_cli("export", "--json", str(report)).stdout
+    out = tmp_path / "out"
+    proc = run_cli("share", str(report), "--no-source", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(next(out.glob("*.zip"))) as bundle:
+        (tmp_path / "copy.inspectc").write_bytes(
+            bundle.read(next(n for n in bundle.namelist() if n.endswith(".inspectc")))
+        )
+    exported = run_cli("export", "--json", str(tmp_path / "copy.inspectc"))
+    assert exported.returncode == 0, exported.stderr
+    programs = json.loads(exported.stdout)["exported_programs"]
+    issues = [i for p in programs for i in p["issues"]]
+    assert issues and all(i["code"] is None for i in issues)  # the records are there, without code
+    assert all(s["code"] is None for i in issues for s in i["user_stack"])
+    assert source_line not in exported.stdout

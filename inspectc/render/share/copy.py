@@ -22,6 +22,7 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
+from inspectc.model.runrecords import RECORDS_EVENT, ExportIssue, RunRecords
 from inspectc.model.secrets import META_KEY
 from inspectc.render.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
 from inspectc.store import untrusted
@@ -124,6 +125,34 @@ def _drop_checksums(value: Any, counts: Any) -> Any:
     return value
 
 
+def _records_without_source(payload: str) -> str:
+    """A process's RunRecords (JSON) without the user's source lines (``--no-source``).
+
+    The event stays readable JSON: blanked like a source payload, the report would no longer
+    open (its records are data the summary reads)."""
+    try:
+        records = from_plain(RunRecords, json.loads(payload))
+    except (ValueError, TypeError, RecursionError):
+        return "{}"  # unreadable: nothing of it is copied
+
+    def site(s: StackFrame | None) -> StackFrame | None:
+        return None if s is None else replace(s, code=None)
+
+    def issue(i: ExportIssue) -> ExportIssue:
+        return replace(i, code=None, user_stack=tuple(replace(s, code=None) for s in i.user_stack))
+
+    stripped = replace(
+        records,
+        exported_programs=tuple(
+            replace(p, issues=tuple(issue(i) for i in p.issues), call_site=site(p.call_site))
+            for p in records.exported_programs
+        ),
+        export_issues=tuple(issue(i) for i in records.export_issues),
+        aot_compiles=tuple(replace(a, call_site=site(a.call_site)) for a in records.aot_compiles),
+    )
+    return json.dumps(to_plain(stripped))
+
+
 def _drop_loc(value: Any) -> Any:
     """Event metadata without the source lines of stacks (``loc`` keys)."""
     if isinstance(value, dict):
@@ -209,7 +238,9 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
                 metadata = "{}"  # unreadable metadata is not copied: it could hold anything
         at(f"event {seq} ({name})")
         payload = decompress(blob)
-        if payload is not None and no_source and name not in DATA_EVENTS:
+        if payload is not None and no_source and name == RECORDS_EVENT:
+            payload = _records_without_source(payload)
+        if payload is not None and no_source and name not in DATA_EVENTS and name != RECORDS_EVENT:
             payload = LEFT_OUT
             blanked.add(seq)
         elif payload is not None and redactor is not None:
