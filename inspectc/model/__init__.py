@@ -120,6 +120,9 @@ def _int_or_none(text: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+_NO_ID = CompileId()
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StackFrame:
     """One user frame: ``File "filename", line N, in function`` and its source line."""
@@ -267,6 +270,12 @@ class Frame:
     # ``function`` is a wrapper (or a method), and the user's line that called it.
     callable_name: str | None = None
     call_site: StackFrame | None = None
+
+    def __post_init__(self) -> None:
+        # A frame made from its text alone (tests, the factory, an old report) gets its typed id
+        # here, so ``id`` is never the empty default while ``compile_id`` names a compile.
+        if self.id == _NO_ID and self.compile_id:
+            object.__setattr__(self, "id", CompileId.parse(self.compile_id, self.rank))
 
     @property
     def shown_name(self) -> str | None:
