@@ -75,7 +75,7 @@ def test_every_cpu_kernel_and_module_gets_isolated_figures(benched: tuple[Path, 
         for k in r.kernels:
             fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
             assert fig is not None, f"{k.name} not measured"
-            code = r.graph(k.compile_id, k.graph_kind) or ""
+            code = r.graph(k.cid, k.graph_kind) or ""
             sites = len(re.findall(rf"^\s+{re.escape(k.name.split(':')[0])}\(", code, re.MULTILINE))
             assert fig.method == "module_profiler" and fig.n >= 3
             assert fig.launches == (sites if k.language == "cpp" else 1.0), k.name  # every launch counted

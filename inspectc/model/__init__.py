@@ -96,6 +96,16 @@ class CompileId:
         tail = f"{self.compile}{self._suffix}"
         return f"!{self.autograd}/{tail}" if self.autograd is not None else tail
 
+    def same_compile(self, other: CompileId) -> bool:
+        """The same compile of the same frame, whatever the rank either names."""
+        return (self.autograd, self.frame, self.compile, self.attempt, self.occurrence) == (
+            other.autograd,
+            other.frame,
+            other.compile,
+            other.attempt,
+            other.occurrence,
+        )
+
     @classmethod
     def parse(cls, text: str, rank: int | None = None) -> CompileId:
         """Read "0/1", "0/1_2", "!2/0/1", "!2" or "0/0#2"; anything else keeps only the rank."""
@@ -236,6 +246,11 @@ class Kernel:
     origins: tuple[Origin, ...] = ()
     time: KernelTime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cid(self) -> CompileId:
+        """The compile the kernel came from, typed (with its rank)."""
+        return CompileId.parse(self.compile_id, self.rank)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

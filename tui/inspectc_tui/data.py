@@ -150,7 +150,7 @@ class ReportData:
     # -- on demand (any thread) --------------------------------------------------------
     def graph(self, frame: Frame, kind: str) -> str | None:
         with self._lock:
-            return self._report.graph(frame.compile_id, kind, frame.rank)
+            return self._report.graph(frame.id, kind)
 
     def kernel_source(self, kernel: Kernel) -> str:
         with self._lock:
@@ -177,7 +177,7 @@ class ReportData:
 
     def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
         with self._lock:
-            return list(self._report.events(frame.compile_id, frame.rank, limit=limit))
+            return list(self._report.events(frame.id, limit=limit))
 
     def event_payload(self, seq: int) -> str | None:
         with self._lock:
@@ -258,7 +258,7 @@ def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branc
     found: dict[FrameKey, Branch] = {}
     for frame in ambiguous_resumes(frames):
         original = bytecode(report, frame).original
-        branch = branch_of(frame, original, report.graph(frame.compile_id, "dynamo", frame.rank))
+        branch = branch_of(frame, original, report.graph(frame.id, "dynamo"))
         if branch is not None:
             found[frame_key(frame)] = branch
     return found
