@@ -9,6 +9,7 @@ The schema version and its changelog live in ``schema.py``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -124,6 +125,14 @@ class CompileId:
             attempt=_int_or_none(attempt) or 0,
             occurrence=_int_or_none(again) or 1,
         )
+
+
+_ID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
+
+
+def without_id_prefix(text: str) -> str:
+    """*text* without the compile id torch puts before a recompile reason ("0/1: L['x'] ...")."""
+    return _ID_PREFIX.sub("", text)
 
 
 def _int_or_none(text: str) -> int | None:
