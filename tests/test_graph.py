@@ -478,7 +478,7 @@ def hostile_report(path: Path) -> Path:
     writer.put_frame(
         Frame(compile_id="0/1", ordinal=2, function=h, filename=h, line=1, status="failed",
               failure=Failure(fail_type=h, reason=h),
-              recompiles=(Recompile(text=h, earlier_compile_id="0/0", guard=h),))
+              recompiles=(Recompile(text=h, earlier_compile_id=CompileId.parse("0/0"), guard=h),))
     )  # fmt: skip
     writer.close()
     return path

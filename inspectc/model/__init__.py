@@ -174,7 +174,7 @@ class FailedGuard:
     """The guard of one earlier cache entry that failed (``expected 2, actual 3``)."""
 
     text: str
-    earlier_compile_id: str | None = None
+    earlier_compile_id: CompileId | None = None  # stored as its text ("0/0")
     guard: str | None = None
 
 
@@ -184,7 +184,7 @@ class Recompile:
     newest entry's failed guard; ``failed`` lists every entry's (newest first)."""
 
     text: str
-    earlier_compile_id: str | None = None
+    earlier_compile_id: CompileId | None = None  # stored as its text ("0/0")
     guard: str | None = None
     failed: tuple[FailedGuard, ...] = ()
 
@@ -397,6 +397,10 @@ _NESTED: dict[type, dict[str, type]] = {}
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+# Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
+_ID_TEXT: dict[type, frozenset[str]] = {}
+
+
 def to_plain(obj: Any) -> Any:
     """A dataclass (or nested structure of them) as JSON-ready dicts and lists.
 
@@ -407,6 +411,9 @@ def to_plain(obj: Any) -> Any:
     if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
         names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
     if names is not None:
+        texts = _ID_TEXT.get(type(obj))
+        if texts:
+            return {n: _id_text(getattr(obj, n)) if n in texts else to_plain(getattr(obj, n)) for n in names}
         return {name: to_plain(getattr(obj, name)) for name in names}
     if isinstance(obj, (list, tuple)):
         return [to_plain(v) for v in obj]
@@ -420,13 +427,16 @@ def from_plain(cls: type[T], data: Any) -> T:
     if not isinstance(data, dict):
         raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
     nested = _NESTED.get(cls, {})
+    texts = _ID_TEXT.get(cls, frozenset())
     kwargs: dict[str, Any] = {}
     for f in fields(cls):  # type: ignore[arg-type]
         if f.name not in data:
             continue
         value = data[f.name]
         sub = nested.get(f.name)
-        if sub is not None and value is not None:
+        if f.name in texts:
+            value = CompileId.parse(value) if isinstance(value, str) else None
+        elif sub is not None and value is not None:
             if isinstance(value, list):
                 value = tuple(from_plain(sub, v) for v in value)
             else:
@@ -436,6 +446,14 @@ def from_plain(cls: type[T], data: Any) -> T:
         kwargs[f.name] = value
     return cls(**kwargs)
 
+
+def _id_text(cid: CompileId | None) -> str | None:
+    return None if cid is None else str(cid)
+
+
+_ID_TEXT.update(
+    {FailedGuard: frozenset({"earlier_compile_id"}), Recompile: frozenset({"earlier_compile_id"})}
+)
 
 _NESTED.update(
     {
