@@ -60,7 +60,7 @@ def test_fallback_is_inductors_bytes_over_the_isolated_time_over_the_copy_bandwi
                 continue
             found = GB.search(r.kernel_source(k))  # the generated source, not our parser
             assert found is not None and rf is not None and rf.gb == pytest.approx(float(found.group(1)))
-            figures = r.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)
+            figures = r.bench.kernel(k.cid, k.graph_kind, k.name)
             profile = figures.get("module_profiler")
             if profile is not None and profile.launches:
                 launch_us = profile.median_us / profile.launches
@@ -180,8 +180,7 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
         k = next(
             k
             for k in r.kernels
-            if k.language == "triton"
-            and "module_profiler" in r.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)
+            if k.language == "triton" and "module_profiler" in r.bench.kernel(k.cid, k.graph_kind, k.name)
         )
     launch = json.loads((NCU / "launches.json").read_text())["triton_poi_fused_7"]["detail"]["launches"]
     db = sqlite3.connect(report)

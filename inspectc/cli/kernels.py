@@ -69,7 +69,7 @@ def render_kernels(
     ordered = kernel_rows(kernels, sort)
     reads = reads or {}
     roofs: dict[int, Roofline | None] = {k.id: roofline(k, bench, reads.get(k.id)) for k in ordered}
-    isolated = {k.id: bench.primary(k.rank, k.compile_id, k.graph_kind, k.name) for k in ordered}
+    isolated = {k.id: bench.primary(k.cid, k.graph_kind, k.name) for k in ordered}
     iso = column_unit(f.median_us if f else None for f in isolated.values())
     med = column_unit(typical(k.time) for k in ordered)
     p90 = column_unit(k.time.p90_us if k.time else None for k in ordered)

@@ -152,7 +152,7 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,
-        "isolated": to_plain(report.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)),
+        "isolated": to_plain(report.bench.kernel(k.cid, k.graph_kind, k.name)),
         "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
         "compiled": _compiled(report, k, sources),
