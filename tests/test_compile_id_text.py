@@ -69,3 +69,23 @@ def test_the_one_parser_and_formatter_round_trip() -> None:
     for text in ("0/1", "!2/0/1", "!2", "0/0#2", "3/1_2"):
         assert str(CompileId.parse(text)) == text
     assert without_id_prefix("0/1: L['x'].size()[0] == 2") == "L['x'].size()[0] == 2"
+
+
+def test_the_cli_parses_frame_once_and_refuses_what_is_not_an_id(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    from inspectc.model import Frame, Run
+    from inspectc.store.factory import ReportFactory
+
+    path = tmp_path / "r.inspectc"
+    with ReportFactory(path, Run(argv=("inspectc", "run", "t.py"))) as made:
+        made.frame(Frame(compile_id="0/0"))
+        made.frame(Frame(compile_id="0/0#2", ordinal=1))
+    bad = run_cli("kernels", str(path), "--frame", "zero/one")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert "--frame: not a compile id: 'zero/one'" in bad.stderr and "Traceback" not in bad.stderr
+    for text in ("0/0", "[0/0]", "0/0#2"):  # no kernels: the frame is found, nothing to list
+        ok = run_cli("kernels", str(path), "--frame", text)
+        assert ok.returncode == 0 and "no frame" not in ok.stderr, (text, ok.stderr)
+    missing = run_cli("kernels", str(path), "--frame", "0/0#3")
+    assert missing.returncode == 2 and "no frame 0/0#3" in missing.stderr

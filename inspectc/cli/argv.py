@@ -7,7 +7,6 @@ from there on belongs to the user's program, even words that look like inspectc'
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Collection, Sequence
 
 from inspectc.errors import UsageError
@@ -18,7 +17,7 @@ def compile_id_arg(text: str) -> CompileId:
     """A ``--frame`` value ("0/1", "[0/1]", "!2/0/1", "0/0#2"): the one place the CLI parses an id."""
     cid = CompileId.parse(text.strip().strip("[]"))
     if cid == CompileId():
-        raise argparse.ArgumentTypeError(f"not a compile id: {text!r} (e.g. 0/1)")
+        raise UsageError(f"--frame: not a compile id: {text!r} (e.g. 0/1, !1/0/0, 0/0#2)")  # one line
     return cid
 
 
