@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from inspectc.model import Frame, Kernel, KernelTime, Origin
+from inspectc.model import CompileId, Frame, Kernel, KernelTime, Origin
 from inspectc.render.graph import fusion_dot
 from inspectc.store.open import open_report
 from inspectc.store.writer import ReportWriter
@@ -198,7 +198,7 @@ def main() -> None:
     with open_report(report_path) as report:
         for label, kwargs in views:
             start = time.perf_counter()
-            text = fusion_dot(report, "0/0", **kwargs)
+            text = fusion_dot(report, CompileId(frame=0, compile=0), **kwargs)
             build = time.perf_counter() - start
             n_nodes = len(NODE_LINE.findall(text))
             n_edges = text.count(" -> ")

@@ -28,6 +28,7 @@ from inspectc.model import (
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
     STATUS_OK,
+    CompileId,
     CompileMetrics,
     Failure,
     Frame,
@@ -252,7 +253,7 @@ def build(
             (
                 Recompile(
                     text=f"{i // 4}/{i % 4 - 1}: tensor 'x' size mismatch at index 0. expected 64, actual 128",
-                    earlier_compile_id=f"{i // 4}/{i % 4 - 1}",
+                    earlier_compile_id=CompileId(frame=i // 4, compile=i % 4 - 1),
                     guard="tensor 'x' size mismatch at index 0. expected 64, actual 128",
                 ),
             )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import _SESSION_TMP, CapturedRun, Captures, run_cli
 
+from inspectc.model import CompileId
 from inspectc.store.bench import MODULE, summarize
 from inspectc.store.open import open_report
 
@@ -69,13 +70,13 @@ def test_every_cpu_kernel_and_module_gets_isolated_figures(benched: tuple[Path, 
             "output_code_backward",
         }
         for cid, kind in kinds:
-            module = bench.module(None, cid, kind)
+            module = bench.module(CompileId.parse(cid), kind)
             assert module is not None and module.method == "benchmark_compiled_module"
             assert (-1, cid, kind, MODULE, "benchmark_compiled_module") in rows
         for k in r.kernels:
-            fig = bench.primary(k.rank, k.compile_id, k.graph_kind, k.name)
+            fig = bench.primary(k.cid, k.graph_kind, k.name)
             assert fig is not None, f"{k.name} not measured"
-            code = r.graph(k.compile_id, k.graph_kind) or ""
+            code = r.graph(k.cid, k.graph_kind) or ""
             sites = len(re.findall(rf"^\s+{re.escape(k.name.split(':')[0])}\(", code, re.MULTILINE))
             assert fig.method == "module_profiler" and fig.n >= 3
             assert fig.launches == (sites if k.language == "cpp" else 1.0), k.name  # every launch counted

@@ -18,6 +18,7 @@ import rawcount
 from conftest import ROOT, Captures, run_cli
 
 from inspectc.capture.importer import import_logs
+from inspectc.model import CompileId
 from inspectc.store.open import open_report
 from inspectc.store.reader import Report
 
@@ -47,7 +48,7 @@ def test_committed_compiled_autograd_log_counts_per_compile_id(tmp_path: Path) -
     import_logs(LOG, out)
     with open_report(out) as report:
         _check_counts(LOG, report)
-        assert report.frame("!0/1/0") is not None
+        assert report.frame(CompileId.parse("!0/1/0")) is not None
     data = json.loads(run_cli("export", str(out), "--json", check=True).stdout)
     phases = {(f["compile_id"], k["phase"]) for f in data["frames"] for k in f["kernels"]}
     assert phases == {("0/0", "forward"), ("!0/1/0", "backward")}  # compiled autograd's graph is the backward
@@ -57,12 +58,10 @@ def test_committed_compiled_autograd_log_counts_per_compile_id(tmp_path: Path) -
 def test_compiled_autograd_kernel_times_join_their_kernels(captures: Captures, tmp_path: Path) -> None:
     run = captures.get("compiled_autograd.py", "--steps", "3", cache="compiled-autograd")
     with open_report(run.report) as report:
-        autograd = [
-            f for f in report.frames if f.compile_id.startswith("!") and report.frame_kernels(f.compile_id)
-        ]
+        autograd = [f for f in report.frames if f.compile_id.startswith("!") and report.frame_kernels(f.id)]
         assert autograd, [f.compile_id for f in report.frames]
         for frame in autograd:  # every kernel of the backward graph got its measured calls
-            kernels = report.frame_kernels(frame.compile_id)
+            kernels = report.frame_kernels(frame.id)
             assert all(k.time is not None and k.time.calls >= 1 for k in kernels), frame.compile_id
             assert frame.timing is not None and frame.timing.attributed_us
         assert report.account.kept_raw.get("inspectc_kernel_times", 0) == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 from conftest import ROOT
 
 from inspectc.capture.importer import import_logs
+from inspectc.model import CompileId
 from inspectc.store.open import open_report
 from inspectc.store.reader import Report
 from inspectc.trace.payloads.breaks import parse_break
@@ -41,7 +42,7 @@ def test_guards_reach_the_report_whole(tmp_path: Path) -> None:
     assert raw
     with imported(log, tmp_path) as report:
         for cid, text in raw:
-            frame = report.frame(cid or "")
+            frame = report.frame(CompileId.parse(cid or ""))
             assert frame is not None
             assert frame.guards == tuple(parse_guards(text))
         guards = [g for f in report.frames for g in f.guards]

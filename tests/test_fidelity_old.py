@@ -15,6 +15,7 @@ import rawcount
 from conftest import ROOT
 
 from inspectc.capture.importer import import_logs
+from inspectc.model import CompileId
 from inspectc.render.summary import render_summary
 from inspectc.store.open import open_report
 from inspectc.store.reader import Report
@@ -93,7 +94,7 @@ def test_compile_id_without_dynamo_start_is_named(tmp_path: Path) -> None:
     assert raw["attempts"] == 3 and raw["dynamo_starts"] == 2 and raw["recompiles"] == 1
     with imported(log, tmp_path) as report:
         assert len(report.frames) == raw["attempts"]
-        orphan = report.frame("0/2")
+        orphan = report.frame(CompileId.parse("0/2"))
         assert orphan is not None and orphan.function == "step" and orphan.line == 7
         assert sum(len(f.recompiles) for f in report.frames) == raw["recompiles"]
 

@@ -149,12 +149,12 @@ def with_provenance(golden: Path, tmp_path: Path, *, always: bool = False) -> Re
     src = open_report(golden / "mlp_train.inspectc")
     if not always and any(k.fused_nodes for k in src.kernels):
         return src
-    frame = src.frame("0/0")
+    frame = src.frame(CompileId.parse("0/0"))
     assert frame is not None
     out = tmp_path / "mlp_prov.inspectc"
     writer = ReportWriter(out)
     for kind in frame.graph_kinds:
-        text = src.graph("0/0", kind)
+        text = src.graph(CompileId.parse("0/0"), kind)
         if text is not None:
             seq = writer.add_event(name=kind, metadata={}, payload=text, compile_id="0/0", rank=None, ts=0.0)
             writer.put_graph(rank=None, compile_id="0/0", kind=kind, seq=seq)
@@ -194,10 +194,12 @@ def mlp_modules(golden: Path, tmp_path: Path) -> Report:
 
 @needs_dot
 def test_one_cluster_per_generated_kernel_with_exactly_its_fused_nodes(mlp: Report) -> None:
-    data = layout(fusion_dot(mlp, "0/0"))
+    data = layout(fusion_dot(mlp, CompileId.parse("0/0")))
     found = {name: {fx_name(n) for n in members} for name, members in clusters(data).items()}
     generated = [
-        k for k in mlp.frame_kernels("0/0") if k.graph_kind == "output_code" and k.language != "extern"
+        k
+        for k in mlp.frame_kernels(CompileId.parse("0/0"))
+        if k.graph_kind == "output_code" and k.language != "extern"
     ]
     assert generated and all(k.fused_nodes for k in generated)
     assert set(found) == {f"cluster_k{k.id}" for k in generated}
@@ -210,10 +212,10 @@ def test_one_cluster_per_generated_kernel_with_exactly_its_fused_nodes(mlp: Repo
 
 @needs_dot
 def test_edges_follow_the_fx_graph(mlp: Report) -> None:
-    text = mlp.graph("0/0", "post_grad")
+    text = mlp.graph(CompileId.parse("0/0"), "post_grad")
     assert text is not None
     expected = fx_edges(text)
-    data = layout(fusion_dot(mlp, "0/0"))
+    data = layout(fusion_dot(mlp, CompileId.parse("0/0")))
     drawn = {(fx_name(t), fx_name(h)) for t, h, _ in edges(data) if fx_name(t) and fx_name(h)}
     assert drawn == expected
     # every FX node is drawn once; outputs lead to the one output node
@@ -227,9 +229,11 @@ def test_edges_follow_the_fx_graph(mlp: Report) -> None:
 
 @needs_dot
 def test_inputs_outputs_and_extern_kernels_are_drawn_distinctly(mlp: Report) -> None:
-    data = layout(fusion_dot(mlp, "0/0"))
+    data = layout(fusion_dot(mlp, CompileId.parse("0/0")))
     drawn = nodes(data)
-    forward = [k for k in mlp.frame_kernels("0/0") if k.graph_kind == "output_code"]  # fusion_dot draws it
+    forward = [
+        k for k in mlp.frame_kernels(CompileId.parse("0/0")) if k.graph_kind == "output_code"
+    ]  # fusion_dot draws it
     extern = {n for k in forward if k.language == "extern" for n in k.fused_nodes}
     assert extern
     for name in extern:
@@ -243,10 +247,10 @@ def test_inputs_outputs_and_extern_kernels_are_drawn_distinctly(mlp: Report) -> 
 
 @needs_dot
 def test_backward_graph_uses_backward_kernels(mlp: Report) -> None:
-    text = fusion_dot(mlp, "0/0", backward=True)
+    text = fusion_dot(mlp, CompileId.parse("0/0"), backward=True)
     assert "backward post-grad graph" in text
     data = layout(text)
-    backward_graph = mlp.graph("0/0", "post_grad_backward")
+    backward_graph = mlp.graph(CompileId.parse("0/0"), "post_grad_backward")
     assert backward_graph is not None
     assert {fx_name(n) for n in nodes(data) if fx_name(n)} >= {"tangents_1"}
     ids = {int(name[len("cluster_k") :]) for name in clusters(data)}
@@ -255,7 +259,7 @@ def test_backward_graph_uses_backward_kernels(mlp: Report) -> None:
 
 @needs_dot
 def test_real_sample_renders_svg_png_and_dot(mlp: Report, tmp_path: Path) -> None:
-    text = fusion_dot(mlp, "0/0")
+    text = fusion_dot(mlp, CompileId.parse("0/0"))
     for ext in ("svg", "png", "dot"):
         out = render(text, tmp_path / f"frame.{ext}")
         assert out.stat().st_size > 500
@@ -268,9 +272,9 @@ def test_real_sample_renders_svg_png_and_dot(mlp: Report, tmp_path: Path) -> Non
 
 
 def test_max_nodes_collapses_by_module_then_truncates(mlp_modules: Report) -> None:
-    full = layout(fusion_dot(mlp_modules, "0/0"))
+    full = layout(fusion_dot(mlp_modules, CompileId.parse("0/0")))
     n_full = len([n for n in nodes(full) if n.startswith("fx/")])
-    small = layout(fusion_dot(mlp_modules, "0/0", max_nodes=20))
+    small = layout(fusion_dot(mlp_modules, CompileId.parse("0/0"), max_nodes=20))
     drawn = [n for n in nodes(small) if n not in ("legend", "output")]
     assert len(drawn) <= 20 < n_full
     assert any(n.startswith(("module/", "kernel/")) for n in drawn)
@@ -278,8 +282,8 @@ def test_max_nodes_collapses_by_module_then_truncates(mlp_modules: Report) -> No
 
 
 def test_module_paths_from_origins(mlp_modules: Report) -> None:
-    graph = fxtext.parse(mlp_modules.graph("0/0", "post_grad"))
-    found = node_modules(graph, mlp_modules.frame_kernels("0/0"))
+    graph = fxtext.parse(mlp_modules.graph(CompileId.parse("0/0"), "post_grad"))
+    found = node_modules(graph, mlp_modules.frame_kernels(CompileId.parse("0/0")))
     assert found["addmm"] == "layers.0.fc" and found["addmm_4"] == "head"
     assert found["permute"] == "layers.0.fc"  # the weight's transpose, in no kernel: its user's
     # one kernel fused both layer norms: each node gets its own layer's
@@ -289,19 +293,19 @@ def test_module_paths_from_origins(mlp_modules: Report) -> None:
 
 
 def test_collapse_and_module_filter(mlp_modules: Report) -> None:
-    data = layout(fusion_dot(mlp_modules, "0/0", collapse=2))
+    data = layout(fusion_dot(mlp_modules, CompileId.parse("0/0"), collapse=2))
     groups = {n for n in nodes(data) if n.startswith("module/")}
     assert {"module/layers.0", "module/layers.1"} <= groups
-    only = layout(fusion_dot(mlp_modules, "0/0", module="layers[0].fc"))
+    only = layout(fusion_dot(mlp_modules, CompileId.parse("0/0"), module="layers[0].fc"))
     kept = {fx_name(n) for n, o in nodes(only).items() if fx_name(n) and "dashed" not in o.get("style", "")}
     assert "addmm" in kept and "addmm_2" not in kept
 
 
 def test_unknown_frame_module_and_graph_are_one_line_errors(mlp: Report) -> None:
     with pytest.raises(UsageError, match="no frame 9/9"):
-        fusion_dot(mlp, "9/9")
+        fusion_dot(mlp, CompileId.parse("9/9"))
     with pytest.raises(UsageError, match="no node of module 'nowhere'"):
-        fusion_dot(mlp, "0/0", module="nowhere")
+        fusion_dot(mlp, CompileId.parse("0/0"), module="nowhere")
 
 
 # --------------------------------------------------------------------------- break view
@@ -474,7 +478,7 @@ def hostile_report(path: Path) -> Path:
     writer.put_frame(
         Frame(compile_id="0/1", ordinal=2, function=h, filename=h, line=1, status="failed",
               failure=Failure(fail_type=h, reason=h),
-              recompiles=(Recompile(text=h, earlier_compile_id="0/0", guard=h),))
+              recompiles=(Recompile(text=h, earlier_compile_id=CompileId.parse("0/0"), guard=h),))
     )  # fmt: skip
     writer.close()
     return path
@@ -484,9 +488,9 @@ def hostile_report(path: Path) -> Path:
 @pytest.mark.parametrize(
     "view",
     [
-        pytest.param(lambda r: fusion_dot(r, "0/0"), id="fusion"),
-        pytest.param(lambda r: fusion_dot(r, "0/0", collapse=2), id="collapsed"),
-        pytest.param(lambda r: fusion_dot(r, "0/0", max_nodes=2), id="truncated"),
+        pytest.param(lambda r: fusion_dot(r, CompileId.parse("0/0")), id="fusion"),
+        pytest.param(lambda r: fusion_dot(r, CompileId.parse("0/0"), collapse=2), id="collapsed"),
+        pytest.param(lambda r: fusion_dot(r, CompileId.parse("0/0"), max_nodes=2), id="truncated"),
         pytest.param(breaks_dot, id="breaks"),
     ],
 )

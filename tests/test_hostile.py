@@ -101,8 +101,8 @@ def read_everything(path: Path) -> None:
         kernels = r.kernels
         for frame in frames:
             for kind in frame.graph_kinds:
-                r.graph(frame.compile_id, kind, frame.rank)
-            r.frame_kernels(frame.compile_id, frame.rank)
+                r.graph(frame.id, kind)
+            r.frame_kernels(frame.id)
         for kernel in kernels[:50]:
             r.kernel_source(kernel)
         for event in r.events(limit=500):
@@ -212,7 +212,7 @@ def test_100mb_payload_is_read_lazily(tmp_path: Path) -> None:
     text = big * (100 * 1024 * 1024 // len(big))
     with open_report(path) as r:
         frame = r.frames[0]
-        seq = next(e.seq for e in r.events(frame.compile_id) if e.name == "inductor_output_code")
+        seq = next(e.seq for e in r.events(frame.id) if e.name == "inductor_output_code")
     edit(path, ("UPDATE events SET payload = ? WHERE seq = ?", (compress(text), seq)))
     summary = run_cli("summary", str(path), timeout=120)
     assert summary.returncode == 0, summary.stderr

@@ -8,6 +8,7 @@ from conftest import run_cli
 
 from inspectc.analysis.text import cut_middle
 from inspectc.cli.kernels import kernel_rows, render_kernels
+from inspectc.model import CompileId
 from inspectc.store.open import open_report
 
 
@@ -15,7 +16,7 @@ def test_table_lists_every_kernel_of_a_frame(golden: Path) -> None:
     report = golden / "mlp_train.inspectc"
     proc = run_cli("kernels", str(report), "--frame", "0/0", "--sort", "name", check=True)
     with open_report(report) as r:
-        names = sorted(k.name for k in r.frame_kernels("0/0"))
+        names = sorted(k.name for k in r.frame_kernels(CompileId.parse("0/0")))
     listed = [line.split()[0] for line in proc.stdout.splitlines()[1 : 1 + len(names)]]
     assert [cut_middle(n, 60) for n in names] == listed  # long names lose their middle, with an ellipsis
     assert any("…" in n for n in listed) and all(len(n) <= 60 for n in listed)

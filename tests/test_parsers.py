@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inspectc.model import StackFrame
+from inspectc.model import CompileId, StackFrame
 from inspectc.trace.payloads.breaks import parse_break, parse_recompile_reasons
 from inspectc.trace.payloads.guards import count_guards, guard_latency_us, parse_guards
 from inspectc.trace.payloads.output_code import split_output_code
@@ -490,10 +490,10 @@ def _failed(payload: str) -> tuple:
 
 def test_recompile_reasons() -> None:
     (bare,) = _failed(read("reasons/2.13.0-cpu-recompiles-0_1.txt"))  # not JSON
-    assert bare.earlier_compile_id == "0/0"
+    assert bare.earlier_compile_id == CompileId.parse("0/0")
     assert bare.guard == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
     newest, middle, oldest = _failed(read("reasons/2.13.0-cpu-recompiles-0_3.txt"))
-    assert [r.earlier_compile_id for r in (newest, middle, oldest)] == ["0/2", "0/1", "0/0"]
+    assert [str(r.earlier_compile_id) for r in (newest, middle, oldest)] == ["0/2", "0/1", "0/0"]
     assert middle.guard == "n == 2" and "User stack trace:" in middle.text
     assert oldest.guard == "tensor 'x' dtype mismatch. expected Float, actual Double"
     assert len(_failed(read("reasons/2.11.0-cpu-recompiles-0_3.txt"))) == 3
@@ -506,7 +506,7 @@ def test_recompile_reasons_older_torch(parsed: dict) -> None:
     for cid, payload in payloads(records, "artifact:recompile_reasons"):
         reasons = _failed(payload)
         frame, number = (cid or "").split("/")
-        assert [r.earlier_compile_id for r in reasons] == [
+        assert [str(r.earlier_compile_id) for r in reasons] == [
             f"{frame}/{n}" for n in reversed(range(int(number)))
         ]
         assert all("size mismatch" in (r.guard or "") for r in reasons)

@@ -22,7 +22,7 @@ from inspectc.analysis.roofline import (
     read_bytes,
     roofline,
 )
-from inspectc.model import Kernel
+from inspectc.model import CompileId, Kernel
 from inspectc.model.kernel_detail import DETAIL_EVENT, parse_detail
 from inspectc.render.graph import fusion_dot
 from inspectc.render.graph.style import ROOF_BANDS
@@ -60,7 +60,7 @@ def test_fallback_is_inductors_bytes_over_the_isolated_time_over_the_copy_bandwi
                 continue
             found = GB.search(r.kernel_source(k))  # the generated source, not our parser
             assert found is not None and rf is not None and rf.gb == pytest.approx(float(found.group(1)))
-            figures = r.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)
+            figures = r.bench.kernel(k.cid, k.graph_kind, k.name)
             profile = figures.get("module_profiler")
             if profile is not None and profile.launches:
                 launch_us = profile.median_us / profile.launches
@@ -80,7 +80,7 @@ def test_kernels_table_and_graph_show_isolated_and_limit() -> None:
     assert re.search(r"triton_\S+.*n=\d+\s+~\d+%", shown), shown
     assert "% limit, fallback (~N%) for " in shown and "copy bandwidth" in shown and "GB/s" in shown
     with open_report(H200) as r:
-        dot = fusion_dot(r, "0/0", max_nodes=0, color_by="roofline")
+        dot = fusion_dot(r, CompileId.parse("0/0"), max_nodes=0, color_by="roofline")
     assert "% of limit" in dot and "achieved bandwidth" in dot
     assert sum(dot.count(colour) for _, colour, _ in ROOF_BANDS) > 10
 
@@ -180,8 +180,7 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
         k = next(
             k
             for k in r.kernels
-            if k.language == "triton"
-            and "module_profiler" in r.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)
+            if k.language == "triton" and "module_profiler" in r.bench.kernel(k.cid, k.graph_kind, k.name)
         )
     launch = json.loads((NCU / "launches.json").read_text())["triton_poi_fused_7"]["detail"]["launches"]
     db = sqlite3.connect(report)
@@ -206,7 +205,7 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
     ir = run_cli("ir", str(report), k.name, check=True).stdout
     assert f"% of limit (DRAM model): {cell} of the DRAM peak 4,802 GB/s" in ir, ir
     with open_report(report) as r:
-        dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
+        dot = fusion_dot(r, k.cid, max_nodes=0, color_by="roofline")
     assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
     from inspectc.render.share.info import gather, kernel_columns
 

@@ -71,7 +71,7 @@ def test_new_report_is_current_version_and_round_trips_typed_fields(tmp_path: Pa
         assert r.schema_version == SCHEMA_VERSION
         assert r.frames[0].id == cid and str(r.frames[0].id) == "2/1_1"
         assert r.kernels[0].rank == 3
-        assert r.frame_kernels("2/1", 3) == r.kernels
+        assert r.frame_kernels(CompileId.parse("2/1", 3)) == r.kernels
 
 
 @pytest.mark.parametrize(

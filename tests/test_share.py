@@ -24,6 +24,7 @@ from inspectc.analysis.views import break_groups
 from inspectc.cli.share import share
 from inspectc.errors import ReportError
 from inspectc.model import (
+    CompileId,
     Failure,
     Frame,
     GraphBreak,
@@ -118,7 +119,10 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
             graph_kinds=("output_code", "fx_graph_runnable"),
             kernel_count=2,
             recompiles=(
-                Recompile(text=f"tensor 'x' size mismatch {HOSTILE} on {HOST}", earlier_compile_id="0/0"),
+                Recompile(
+                    text=f"tensor 'x' size mismatch {HOSTILE} on {HOST}",
+                    earlier_compile_id=CompileId.parse("0/0"),
+                ),
             ),
             guards=(
                 Guard(kind="TENSOR_MATCH", source="L['x']", code="check(L['x'])", user_code=SECRET_LINE),

@@ -17,7 +17,7 @@ import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
 from inspectc.analysis import extras as compile_extras
-from inspectc.model import CudaGraphs
+from inspectc.model import CompileId, CudaGraphs
 from inspectc.store.open import open_report
 from inspectc.store.writer import ReportWriter
 from inspectc.trace.builder import Builder
@@ -77,7 +77,7 @@ def test_hf_bert_forward(captures: Captures) -> None:
         (frame,) = report.frames
         assert frame.status == "ok" and not frame.recompiles
         assert "dynamo" in frame.graph_kinds and "output_code" in frame.graph_kinds
-        kernels = report.frame_kernels(frame.compile_id)
+        kernels = report.frame_kernels(frame.id)
         assert len(kernels) == frame.kernel_count > 3
         assert any(k.language == "cpp" for k in kernels)
         assert all(report.kernel_source(k).strip() for k in kernels)
@@ -246,7 +246,7 @@ def test_cudagraph_records_from_run_time_events(tmp_path: Path) -> None:
     builder.finish()
     writer.close()
     with open_report(path) as report:
-        frame = report.frame("0/0")
+        frame = report.frame(CompileId.parse("0/0"))
         assert frame is not None and frame.cudagraphs == CudaGraphs(recorded=1, record_s=0.25)
         lines = compile_extras.summary_lines(report.frames, str, lambda f, n: f"{f}:{n}")
     assert "CUDA graphs (1 frames recorded, 1 skipped)" in lines
@@ -279,7 +279,7 @@ def test_gpu_sin_sin_is_one_triton_kernel(captures: Captures, cuda: str) -> None
     run = ok(captures.get("sin_sin.py", "--device", cuda, label="cuda"))
     with open_report(run.report) as report:
         (frame,) = report.frames
-        (kernel,) = report.frame_kernels(frame.compile_id)
+        (kernel,) = report.frame_kernels(frame.id)
         assert kernel.language == "triton"
         source = report.kernel_source(kernel)
         assert "@triton.jit" in source and source.count("sin(") >= 2

@@ -40,7 +40,7 @@ def ddp_splits(report: Report) -> list[DdpSplit]:
     for f in report.frames:
         if not _may_have_splits(f):
             continue
-        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.compile_id, f.rank))
+        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.id))
         if names is not None:
             out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=names))
     return out

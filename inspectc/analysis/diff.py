@@ -40,13 +40,12 @@ from inspectc.analysis.difftimes import (
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.views import one_line
 from inspectc.analysis.views import printable as _clean
-from inspectc.model import Frame, Kernel
+from inspectc.model import Frame, Kernel, without_id_prefix
 from inspectc.store.reader import Report
 
 _INDEX = re.compile(r"(?:_\d+|:\d+)$")
 _PREFIX = re.compile(r"^(?:triton|cpp|halide|cuda|mps|pallas)_(?:(?:poi|red|per|tem|for|mix|spl|unk)_)?")
 _INCLUDE_DIR = re.compile(r'(#include\s*["<])[^">]*/')
-_CID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
 # What capture's kernel timings and provenance add to generated code (C++ kernel profiling
 # records each call; provenance comments name call sites): not a change of the kernel.
 _INSTRUMENTATION = re.compile(
@@ -301,7 +300,7 @@ def _recompiles(side: _Side) -> Counter[tuple[Rank, str, str, str]]:
     counts: Counter[tuple[Rank, str, str, str]] = Counter()
     for f in side.frames.values():
         for rc in f.recompiles:
-            reason = _CID_PREFIX.sub("", _text(rc.guard or rc.text))
+            reason = without_id_prefix(_text(rc.guard or rc.text))
             counts[(f.rank, side.path(f.filename), f.function or "?", reason)] += 1
     return counts
 

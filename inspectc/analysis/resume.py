@@ -158,7 +158,7 @@ def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) 
 def bytecode(report: Report, frame: Frame) -> Bytecode:
     """*frame*'s ``<name>_ORIGINAL_BYTECODE`` and ``<name>_MODIFIED_BYTECODE`` artifacts."""
     found: dict[str, str | None] = {}
-    for row in report.events(frame.compile_id, frame.rank, limit=10_000):
+    for row in report.events(frame.id, limit=10_000):
         which = bytecode_kind(row.name)
         if which is not None and which not in found:
             found[which] = report.event_payload(row.seq)

@@ -25,7 +25,7 @@ from typing import Any
 
 from inspectc.capture import bench_measure as measure
 from inspectc.capture import torch_api
-from inspectc.model import Kernel
+from inspectc.model import CompileId, Kernel
 from inspectc.store.bench import MODULE, BenchRun, Isolated, Key
 from inspectc.store.reader import Report
 
@@ -41,7 +41,7 @@ class BenchResult:
 def bench_report(
     report: Report,
     *,
-    frame: str | None = None,
+    frame: CompileId | None = None,
     kernel: str | None = None,
     settings: measure.Settings | None = None,
     progress: Progress | None = None,
@@ -59,7 +59,7 @@ def bench_report(
     try:
         for (rank, cid, graph_kind), kernels in targets.items():
             where = f"{cid} {graph_kind}" + (f" rank {rank}" if rank is not None else "")
-            code = report.graph(cid, graph_kind, rank)
+            code = report.graph(kernels[0].cid, graph_kind)
             if not code or "def get_args" not in code or "def call" not in code:
                 errors.append(f"{where}: no output code with Inductor's benchmark harness (get_args/call)")
                 continue
@@ -98,11 +98,11 @@ def bench_report(
 
 
 def _targets(
-    kernels: list[Kernel], frame: str | None, name: str | None
+    kernels: list[Kernel], frame: CompileId | None, name: str | None
 ) -> dict[tuple[int | None, str, str], list[Kernel]]:
     out: dict[tuple[int | None, str, str], list[Kernel]] = {}
     for k in kernels:
-        if frame is not None and k.compile_id != frame:
+        if frame is not None and not k.cid.same_compile(frame):
             continue
         out.setdefault((k.rank, k.compile_id, k.graph_kind), []).append(k)
     if name is not None:

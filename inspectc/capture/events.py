@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from inspectc.trace import records
+
 
 def autotune_event(
     timings: dict[Any, float], name: str, compile_id: dict[str, int]
@@ -38,7 +40,7 @@ class StatusLine:
         if "dynamo_start" in metadata:
             stack = metadata["dynamo_start"].get("stack") or [{}]
             top = stack[-1] if isinstance(stack[-1], dict) else {}
-            cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
+            cid = records.compile_id(metadata) or "?"
             self.compiling = cid
             self.show(f"compiling {cid} {top.get('name', '?')}() line {top.get('line', '?')}")
         elif "compilation_metrics" in metadata and self.compiling:

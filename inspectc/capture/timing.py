@@ -33,6 +33,7 @@ from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
 from inspectc.model import CompileId
+from inspectc.trace import records
 
 SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
 _COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})
@@ -153,8 +154,8 @@ class KernelTimer:
                 key = json.loads(payload or "{}").get("key")
             except (ValueError, AttributeError):
                 key = None
-            cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
-            if isinstance(key, str):
+            cid = records.compile_id(metadata)
+            if isinstance(key, str) and cid is not None:
                 self._pending_keys.setdefault(cid, []).append(key)
             return
         if "chromium_event" not in metadata or not payload:

@@ -10,6 +10,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from inspectc.errors import UsageError
+from inspectc.model import CompileId
+
+
+def compile_id_arg(text: str) -> CompileId:
+    """A ``--frame`` value ("0/1", "[0/1]", "!2/0/1", "0/0#2"): the one place the CLI parses an id."""
+    cid = CompileId.parse(text.strip().strip("[]"))
+    if cid == CompileId():
+        raise UsageError(f"--frame: not a compile id: {text!r} (e.g. 0/1, !1/0/0, 0/0#2)")  # one line
+    return cid
 
 
 def split_own(

@@ -13,6 +13,7 @@ import stat
 import sys
 from pathlib import Path
 
+from inspectc.cli.argv import compile_id_arg
 from inspectc.errors import UsageError
 
 
@@ -83,7 +84,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for error in result.run.errors:
         print(f"inspectc: not measured: {error}", file=sys.stderr)
     with open_report(written) as report:
-        kernels = [k for k in report.kernels if not args.frame or k.compile_id == args.frame]
+        kernels = [k for k in report.kernels if not args.frame or k.cid.same_compile(args.frame)]
         if args.kernel:
             kernels = [k for k in kernels if k.name == args.kernel]
         print(render_kernels(kernels, bench=report.bench))
@@ -121,7 +122,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="re-run the report's kernels in isolation (runs the report's output code: trusted reports only)",
     )
     p.add_argument("report")
-    p.add_argument("--frame", help="only this compiled frame (compile id, e.g. 0/1)")
+    p.add_argument("--frame", type=compile_id_arg, help="only this compiled frame (compile id, e.g. 0/1)")
     p.add_argument("--kernel", help="only this kernel (its module is still timed as a whole)")
     p.add_argument(
         "-o", "--output", help="write a copy of the report with the figures (default: into the report)"

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from inspectc.analysis.text import printable
+from inspectc.cli.argv import compile_id_arg
 from inspectc.cli.output import check_output, replacing, shown
 from inspectc.errors import UsageError
 
@@ -27,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("report")
     view = p.add_mutually_exclusive_group()
-    view.add_argument("--frame", metavar="CID", help="fusion view of this compile id, e.g. 0/1")
+    view.add_argument(
+        "--frame", metavar="CID", type=compile_id_arg, help="fusion view of this compile id, e.g. 0/1"
+    )
     view.add_argument("--breaks", action="store_true", help="break view of the whole run (default)")
     p.add_argument("-o", "--output", metavar="PATH", help="picture to write: .svg .png .pdf or .dot")
     p.add_argument("--backward", action="store_true", help="the frame's backward graph and kernels")

@@ -7,6 +7,7 @@ import argparse
 from inspectc.analysis.roofline import OVER_LIMIT, Roofline, launch_reads, limit_text, method_lines, roofline
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
+from inspectc.cli.argv import compile_id_arg
 from inspectc.model import PROFILE_WINDOW, Frame, Kernel, Run
 from inspectc.render.timefmt import (
     NOISE_LEGEND,
@@ -68,7 +69,7 @@ def render_kernels(
     ordered = kernel_rows(kernels, sort)
     reads = reads or {}
     roofs: dict[int, Roofline | None] = {k.id: roofline(k, bench, reads.get(k.id)) for k in ordered}
-    isolated = {k.id: bench.primary(k.rank, k.compile_id, k.graph_kind, k.name) for k in ordered}
+    isolated = {k.id: bench.primary(k.cid, k.graph_kind, k.name) for k in ordered}
     iso = column_unit(f.median_us if f else None for f in isolated.values())
     med = column_unit(typical(k.time) for k in ordered)
     p90 = column_unit(k.time.p90_us if k.time else None for k in ordered)
@@ -186,7 +187,7 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     with open_report(args.report) as report:
         kernels = report.kernels
         if args.frame:
-            kernels = [k for k in kernels if k.compile_id == args.frame]
+            kernels = [k for k in kernels if k.cid.same_compile(args.frame)]
             if not kernels and report.frame(args.frame) is None:
                 from inspectc.errors import UsageError
 
@@ -205,6 +206,6 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("kernels", help="list kernels: what each fused, calls and time")
     p.add_argument("report")
-    p.add_argument("--frame", help="only this compiled frame (compile id, e.g. 0/1)")
+    p.add_argument("--frame", type=compile_id_arg, help="only this compiled frame (compile id, e.g. 0/1)")
     p.add_argument("--sort", choices=SORTS, default="time")
     p.set_defaults(func=cmd_kernels)

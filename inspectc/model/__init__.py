@@ -9,6 +9,7 @@ The schema version and its changelog live in ``schema.py``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -96,6 +97,16 @@ class CompileId:
         tail = f"{self.compile}{self._suffix}"
         return f"!{self.autograd}/{tail}" if self.autograd is not None else tail
 
+    def same_compile(self, other: CompileId) -> bool:
+        """The same compile of the same frame, whatever the rank either names."""
+        return (self.autograd, self.frame, self.compile, self.attempt, self.occurrence) == (
+            other.autograd,
+            other.frame,
+            other.compile,
+            other.attempt,
+            other.occurrence,
+        )
+
     @classmethod
     def parse(cls, text: str, rank: int | None = None) -> CompileId:
         """Read "0/1", "0/1_2", "!2/0/1", "!2" or "0/0#2"; anything else keeps only the rank."""
@@ -116,8 +127,19 @@ class CompileId:
         )
 
 
+_ID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
+
+
+def without_id_prefix(text: str) -> str:
+    """*text* without the compile id torch puts before a recompile reason ("0/1: L['x'] ...")."""
+    return _ID_PREFIX.sub("", text)
+
+
 def _int_or_none(text: str) -> int | None:
     return int(text) if text.isdigit() else None
+
+
+_NO_ID = CompileId()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -152,7 +174,7 @@ class FailedGuard:
     """The guard of one earlier cache entry that failed (``expected 2, actual 3``)."""
 
     text: str
-    earlier_compile_id: str | None = None
+    earlier_compile_id: CompileId | None = None  # stored as its text ("0/0")
     guard: str | None = None
 
 
@@ -162,7 +184,7 @@ class Recompile:
     newest entry's failed guard; ``failed`` lists every entry's (newest first)."""
 
     text: str
-    earlier_compile_id: str | None = None
+    earlier_compile_id: CompileId | None = None  # stored as its text ("0/0")
     guard: str | None = None
     failed: tuple[FailedGuard, ...] = ()
 
@@ -234,6 +256,11 @@ class Kernel:
     time: KernelTime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def cid(self) -> CompileId:
+        """The compile the kernel came from, typed (with its rank)."""
+        return CompileId.parse(self.compile_id, self.rank)
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Frame:
@@ -267,6 +294,12 @@ class Frame:
     # ``function`` is a wrapper (or a method), and the user's line that called it.
     callable_name: str | None = None
     call_site: StackFrame | None = None
+
+    def __post_init__(self) -> None:
+        # A frame made from its text alone (tests, the factory, an old report) gets its typed id
+        # here, so ``id`` is never the empty default while ``compile_id`` names a compile.
+        if self.id == _NO_ID and self.compile_id:
+            object.__setattr__(self, "id", CompileId.parse(self.compile_id, self.rank))
 
     @property
     def shown_name(self) -> str | None:
@@ -364,6 +397,10 @@ _NESTED: dict[type, dict[str, type]] = {}
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+# Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
+_ID_TEXT: dict[type, frozenset[str]] = {}
+
+
 def to_plain(obj: Any) -> Any:
     """A dataclass (or nested structure of them) as JSON-ready dicts and lists.
 
@@ -374,6 +411,9 @@ def to_plain(obj: Any) -> Any:
     if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
         names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
     if names is not None:
+        texts = _ID_TEXT.get(type(obj))
+        if texts:
+            return {n: _id_text(getattr(obj, n)) if n in texts else to_plain(getattr(obj, n)) for n in names}
         return {name: to_plain(getattr(obj, name)) for name in names}
     if isinstance(obj, (list, tuple)):
         return [to_plain(v) for v in obj]
@@ -387,13 +427,16 @@ def from_plain(cls: type[T], data: Any) -> T:
     if not isinstance(data, dict):
         raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
     nested = _NESTED.get(cls, {})
+    texts = _ID_TEXT.get(cls, frozenset())
     kwargs: dict[str, Any] = {}
     for f in fields(cls):  # type: ignore[arg-type]
         if f.name not in data:
             continue
         value = data[f.name]
         sub = nested.get(f.name)
-        if sub is not None and value is not None:
+        if f.name in texts:
+            value = CompileId.parse(value) if isinstance(value, str) else None
+        elif sub is not None and value is not None:
             if isinstance(value, list):
                 value = tuple(from_plain(sub, v) for v in value)
             else:
@@ -403,6 +446,14 @@ def from_plain(cls: type[T], data: Any) -> T:
         kwargs[f.name] = value
     return cls(**kwargs)
 
+
+def _id_text(cid: CompileId | None) -> str | None:
+    return None if cid is None else str(cid)
+
+
+_ID_TEXT.update(
+    {FailedGuard: frozenset({"earlier_compile_id"}), Recompile: frozenset({"earlier_compile_id"})}
+)
 
 _NESTED.update(
     {

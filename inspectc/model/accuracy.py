@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.model import _NESTED, from_plain, to_plain
+from inspectc.model import _NESTED, CompileId, from_plain, to_plain
 
 META_KEY = "accuracy"
 OK = "ok"
@@ -101,6 +101,11 @@ class GraphAccuracy:
     bisection: Bisection | None = None
     location: Location | None = None
     seconds: float = 0.0
+
+    @property
+    def cid(self) -> CompileId:
+        """The compile checked, typed (with its rank)."""
+        return CompileId.parse(self.compile_id, self.rank)
 
     @property
     def max_rel_error(self) -> float | None:

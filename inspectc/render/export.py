@@ -64,7 +64,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
     graphs: dict[str, str | None] = {kind: None for kind in _CONTRACT_GRAPHS}
     for kind in f.graph_kinds:
         if kind in GRAPH_KINDS or kind.endswith("_backward"):
-            graphs[kind] = report.graph(f.compile_id, kind, f.rank) if sources else None
+            graphs[kind] = report.graph(f.id, kind) if sources else None
     return {
         "compile_id": f.compile_id,
         "rank": f.rank,
@@ -152,7 +152,7 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,
-        "isolated": to_plain(report.bench.kernel(k.rank, k.compile_id, k.graph_kind, k.name)),
+        "isolated": to_plain(report.bench.kernel(k.cid, k.graph_kind, k.name)),
         "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
         "compiled": _compiled(report, k, sources),

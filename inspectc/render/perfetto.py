@@ -59,7 +59,7 @@ def chrome_trace(report: Report) -> dict[str, Any]:
     for n, frame in enumerate(report.frames):
         pid = _pid(frame.rank)
         start = ends.get((pid, frame.compile_id), last_ts.get(pid, 0.0)) + _GAP_US
-        kernels = report.frame_kernels(frame.compile_id, frame.rank)
+        kernels = report.frame_kernels(frame.id)
         events.extend(_kernel_events(frame, kernels, pid, start, 10 * (n + 1), threads))
     events.extend(_estimate_events(report, ends, last_ts, threads))
     events.extend(_names(threads))

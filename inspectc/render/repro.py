@@ -115,7 +115,7 @@ def _per_launch(time: KernelTime | None) -> float | None:
 def _launch(report: Report, kernel: Kernel, detail: KernelDetail | None, device: str) -> Launch:
     if detail is not None and detail.launches:
         return detail.launches[0]
-    code = report.graph(kernel.compile_id, kernel.graph_kind, kernel.rank) or ""
+    code = report.graph(kernel.cid, kernel.graph_kind) or ""
     try:
         return launch_from_code(code, kernel.meta, device)
     except LaunchArgsError as exc:

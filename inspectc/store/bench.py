@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.model import from_plain, to_plain
+from inspectc.model import CompileId, from_plain, to_plain
 from inspectc.model.stats import MIN_SAMPLES, quantile  # fewer samples: the figure says so
 from inspectc.store.schema import NO_RANK, db_rank
 
@@ -83,16 +83,17 @@ class BenchResults:
     run: BenchRun | None = None
     figures: dict[Key, dict[str, Isolated]] = field(default_factory=dict)
 
-    def kernel(self, rank: int | None, compile_id: str, graph_kind: str, name: str) -> dict[str, Isolated]:
-        return self.figures.get((rank, compile_id, graph_kind, name), {})
+    def kernel(self, cid: CompileId, graph_kind: str, name: str) -> dict[str, Isolated]:
+        """The figures of kernel *name* of compile *cid* (its rank: ``cid.rank``), by method."""
+        return self.figures.get((cid.rank, str(cid), graph_kind, name), {})  # the table's column text
 
-    def primary(self, rank: int | None, compile_id: str, graph_kind: str, name: str) -> Isolated | None:
+    def primary(self, cid: CompileId, graph_kind: str, name: str) -> Isolated | None:
         """The per-call figure to set beside the in-run mean (``module_profiler`` first)."""
-        found = self.kernel(rank, compile_id, graph_kind, name)
+        found = self.kernel(cid, graph_kind, name)
         return next((found[m] for m in PER_CALL if m in found), None)
 
-    def module(self, rank: int | None, compile_id: str, graph_kind: str) -> Isolated | None:
-        return self.primary(rank, compile_id, graph_kind, MODULE)
+    def module(self, cid: CompileId, graph_kind: str) -> Isolated | None:
+        return self.primary(cid, graph_kind, MODULE)
 
     def __bool__(self) -> bool:
         return bool(self.figures) or self.run is not None

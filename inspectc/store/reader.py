@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
-from inspectc.model import Frame, Kernel, Run
+from inspectc.model import CompileId, Frame, Kernel, Run
 from inspectc.model import accuracy as accuracy_table
 from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.model.kernel_detail import (
@@ -215,9 +215,11 @@ class Report:
             self._frames = frames
         return self._frames
 
-    def frame(self, compile_id: str, rank: int | None = None) -> Frame | None:
+    def frame(self, cid: CompileId, rank: int | None = None) -> Frame | None:
+        """Frame *cid* of *rank* (default: ``cid.rank``; None: the first of any rank)."""
+        rank = cid.rank if rank is None else rank
         for frame in self.frames:
-            if frame.compile_id == compile_id and (rank is None or frame.rank == rank):
+            if frame.id.same_compile(cid) and (rank is None or frame.rank == rank):
                 return frame
         return None
 
@@ -230,11 +232,13 @@ class Report:
             self._kernels = [_kernel_from_row(row, self.path) for row in rows]
         return self._kernels
 
-    def frame_kernels(self, compile_id: str, rank: int | None = None) -> list[Kernel]:
+    def frame_kernels(self, cid: CompileId) -> list[Kernel]:
+        """The kernels of compile *cid* (of ``cid.rank``; None: of any rank)."""
+        text, rank = str(cid), cid.rank  # the kernels' column text
         return [
             k
             for k in self.kernels
-            if k.compile_id == compile_id and (rank is None or k.rank is None or k.rank == rank)
+            if k.compile_id == text and (rank is None or k.rank is None or k.rank == rank)
         ]
 
     @property
@@ -327,10 +331,15 @@ class Report:
         text = self._payload(seq) or ""
         return text[_index(start) : _index(stop)]
 
-    def graph(self, compile_id: str, kind: str, rank: int | None = None) -> str | None:
+    def graph(self, key: CompileId | str, kind: str, rank: int | None = None) -> str | None:
+        """Graph *kind* of a compile (its CompileId, rank ``key.rank``) or of a run record
+        (an exported program's or AOT module's key text, with *rank*)."""
+        if isinstance(key, CompileId):
+            rank = key.rank
+            key = str(key)  # the graphs table's column text
         rows = self._query(
             "SELECT seq, start, stop FROM graphs WHERE rank = ? AND compile_id = ? AND kind = ?",
-            (_rank(rank), compile_id, kind),
+            (_rank(rank), key, kind),
         )
         if not rows:
             return None
@@ -350,23 +359,22 @@ class Report:
             raise ReportError(f"{self.path}: event {seq}: corrupt payload ({exc})") from None
 
     # -- raw events --------------------------------------------------------------------
-    def events(
-        self, compile_id: str | None = None, rank: int | None = None, *, limit: int = 100_000
-    ) -> Iterator[EventRow]:
+    def events(self, cid: CompileId | None = None, *, limit: int = 100_000) -> Iterator[EventRow]:
+        """The raw events, in order: all of them, or those of compile *cid* (of ``cid.rank``)."""
         sql = "SELECT seq, ts, rank, compile_id, name, metadata, length(payload) FROM events"
         args: tuple[Any, ...] = ()
-        if compile_id is not None:
+        if cid is not None:
             sql += " WHERE compile_id = ? AND rank = ?"
-            args = (compile_id, _rank(rank))
+            args = (str(cid), _rank(cid.rank))  # the events table's column text
         sql += " ORDER BY seq LIMIT ?"
-        for seq, ts, rk, cid, name, meta, size in self._query(sql, args + (limit,)):
+        for seq, ts, rk, text, name, meta, size in self._query(sql, args + (limit,)):
             try:
                 metadata = json.loads(meta)
             except (ValueError, TypeError, RecursionError):
                 metadata = None
             if not isinstance(metadata, dict):
                 metadata = {"unparsed": str(meta)}
-            yield EventRow(seq, ts, None if rk == NO_RANK else rk, cid, name, metadata, size)
+            yield EventRow(seq, ts, None if rk == NO_RANK else rk, text, name, metadata, size)
 
     def event_payload(self, seq: int) -> str | None:
         return self._payload(seq)

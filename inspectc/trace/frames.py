@@ -19,7 +19,6 @@ from inspectc.model import (
     STATUS_GRAPH_BREAK,
     STATUS_INTERRUPTED,
     STATUS_OK,
-    CompileId,
     CompileMetrics,
     Failure,
     Frame,
@@ -114,7 +113,6 @@ class FrameState:
         return Frame(
             compile_id=self.compile_id,
             rank=self.rank,
-            id=CompileId.parse(self.compile_id, self.rank),
             ordinal=self.ordinal,
             function=self.function or ("compiled autograd" if self._autograd_graph() else None),
             filename=self.filename,

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from inspectc.model import CompileId
 from inspectc.store.exclusive import place_new
 from inspectc.store.reader import Report
 
@@ -46,17 +47,15 @@ def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not in
     return fusion_dot
 
 
-def export_graph(
-    report: Report, compile_id: str, rank: int | None, out_dir: Path, *, named: Path | None = None
-) -> list[Path]:
+def export_graph(report: Report, cid: CompileId, out_dir: Path, *, named: Path | None = None) -> list[Path]:
     """Write ``<report-stem>-<cid>.dot`` (and ``.svg`` when `dot` is on PATH); return paths.
 
     *named* is the path the user opened (a bundle's report is a temporary file)."""
     fusion_dot = graph_exporter()
     if fusion_dot is None:
         raise LookupError("graph export not available")
-    text = fusion_dot(report, compile_id) if rank is None else fusion_dot(report, compile_id, rank=rank)
-    stem = export_file_stem(named or report.path, compile_id, rank)
+    text = fusion_dot(report, cid, rank=cid.rank)
+    stem = export_file_stem(named or report.path, str(cid), cid.rank)
     dot_path = out_dir / f"{stem}.dot"
     # A new file only (O_EXCL|O_NOFOLLOW): never through a link, never over a file (FileExistsError)
     fd = os.open(dot_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)

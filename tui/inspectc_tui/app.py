@@ -302,7 +302,7 @@ class InspectcApp(App[None]):
         assert self.data is not None
         try:
             paths = self.data.with_report(
-                lambda report: export_graph(report, frame.compile_id, frame.rank, folder, named=self.path)
+                lambda report: export_graph(report, frame.id, folder, named=self.path)
             )
         except (InspectcError, OSError, subprocess.SubprocessError, LookupError) as exc:
             self.call_from_thread(self.notify, f"graph export failed: {exc}", severity="error", markup=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -19,7 +19,7 @@ from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.analysis.trie import TrieNode, break_trie
 from inspectc.analysis.views import BreakGroup, Totals, break_groups, totals
-from inspectc.model import FailedGuard, Frame, FrameKey, Kernel, Run
+from inspectc.model import CompileId, FailedGuard, Frame, FrameKey, Kernel, Run
 from inspectc.model.account import Account
 from inspectc.model.kernel_detail import CpuBuild, KernelDetail
 from inspectc.render.rank_render import report_differences
@@ -96,7 +96,7 @@ class ReportData:
         timed = [k for k in kernels if k.time is not None]
         timed.sort(key=lambda k: -(k.time.total_us if k.time else 0.0))
         self.top_kernels = timed[:TOP_KERNELS]
-        self._recompiled_by: dict[str, list[tuple[Frame, FailedGuard]]] = {}
+        self._recompiled_by: dict[CompileId, list[tuple[Frame, FailedGuard]]] = {}
         for frame in frames:
             for rec in frame.recompiles:  # one recompile: a failed guard per earlier entry
                 for failed in rec.failed_guards:
@@ -145,12 +145,16 @@ class ReportData:
 
     def later_recompiles(self, frame: Frame) -> list[tuple[Frame, FailedGuard]]:
         """Frames recompiled because a guard of *frame* failed, with the reason."""
-        return [(f, r) for f, r in self._recompiled_by.get(frame.compile_id, []) if f.rank == frame.rank]
+        return [
+            (f, r)
+            for f, r in self._recompiled_by.get(replace(frame.id, rank=None), [])
+            if f.rank == frame.rank
+        ]
 
     # -- on demand (any thread) --------------------------------------------------------
     def graph(self, frame: Frame, kind: str) -> str | None:
         with self._lock:
-            return self._report.graph(frame.compile_id, kind, frame.rank)
+            return self._report.graph(frame.id, kind)
 
     def kernel_source(self, kernel: Kernel) -> str:
         with self._lock:
@@ -177,7 +181,7 @@ class ReportData:
 
     def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
         with self._lock:
-            return list(self._report.events(frame.compile_id, frame.rank, limit=limit))
+            return list(self._report.events(frame.id, limit=limit))
 
     def event_payload(self, seq: int) -> str | None:
         with self._lock:
@@ -258,7 +262,7 @@ def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branc
     found: dict[FrameKey, Branch] = {}
     for frame in ambiguous_resumes(frames):
         original = bytecode(report, frame).original
-        branch = branch_of(frame, original, report.graph(frame.compile_id, "dynamo", frame.rank))
+        branch = branch_of(frame, original, report.graph(frame.id, "dynamo"))
         if branch is not None:
             found[frame_key(frame)] = branch
     return found

@@ -137,7 +137,7 @@ def daily_frames() -> list[tuple[Frame, dict[str, str]]]:
         17,
         status=STATUS_GRAPH_BREAK,
         graph_breaks=(branch,),
-        recompiles=(Recompile(text=RECOMPILE, earlier_compile_id="2/0", guard=STACK_GUARD),),
+        recompiles=(Recompile(text=RECOMPILE, earlier_compile_id=CompileId.parse("2/0"), guard=STACK_GUARD),),
         guards=stack,
     )
     for cid, side in (("3/0", "resume_if"), ("4/0", "resume_else")):

@@ -14,6 +14,7 @@ from pathlib import Path
 from inspectc.model import (
     STATUS_EMPTY,
     STATUS_GRAPH_BREAK,
+    CompileId,
     CompileMetrics,
     Frame,
     GraphBreak,
@@ -163,7 +164,9 @@ def write_fusion_report(path: Path, src: Path) -> Path:
             graph_kinds=("dynamo",),
             kernel_count=1,
             recompiles=(
-                Recompile(text=f"0/0: {MARKUP}", earlier_compile_id="0/0", guard=f"L['x'] {MARKUP}"),
+                Recompile(
+                    text=f"0/0: {MARKUP}", earlier_compile_id=CompileId.parse("0/0"), guard=f"L['x'] {MARKUP}"
+                ),
             ),
             guards=(Guard(kind=f"KIND{ANSI}", source=f"L['{MARKUP}']", code=f"code {MARKUP}", depth=1),),
         )

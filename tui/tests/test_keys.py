@@ -86,8 +86,8 @@ async def test_x_writes_the_frames_dot(
 ) -> None:
     calls: list[str] = []
 
-    def fusion_dot(report: Any, compile_id: str) -> str:
-        calls.append(compile_id)
+    def fusion_dot(report: Any, cid: Any, rank: int | None = None) -> str:
+        calls.append(str(cid))  # the frame's typed id
         return 'digraph "g" { a -> b }\n'
 
     fake = types.ModuleType("inspectc.render.graph.fusion")

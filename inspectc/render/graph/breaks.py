@@ -17,7 +17,7 @@ from inspectc.analysis.breaks import user_message
 from inspectc.analysis.extras import failure_text
 from inspectc.analysis.resume import code_first_line
 from inspectc.analysis.views import one_line
-from inspectc.model import Frame
+from inspectc.model import CompileId, Frame
 from inspectc.render.graph.style import (
     FONT,
     STATUS_FILL,
@@ -147,6 +147,11 @@ def resume_target(frame: Frame, frames: list[Frame]) -> Frame | None:
     return (later or found)[0] if found else None
 
 
+def _named(frames: list[Frame], cid: CompileId | None) -> Frame | None:
+    """The frame *cid* names (a guard of it failed), if it is among *frames*."""
+    return next((f for f in frames if cid is not None and f.id.same_compile(cid)), None)
+
+
 def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], cwd: str | None) -> None:
     for index, versions in enumerate(groups):
         first = versions[0]
@@ -157,10 +162,9 @@ def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], cwd: str | No
         with dot.subgraph(name=f"cluster_code_{rank}{index}", graph_attr=attrs) as cluster:
             for frame in versions:
                 _frame_node(cluster, frame)
-            by_id = {f.compile_id: f for f in versions}
             for i, frame in enumerate(versions):
                 for recompile in frame.recompiles:
-                    earlier = by_id.get(recompile.earlier_compile_id or "") or (
+                    earlier = _named(versions, recompile.earlier_compile_id) or (
                         versions[i - 1] if i else None
                     )
                     if earlier is None or earlier is frame:

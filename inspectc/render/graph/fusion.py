@@ -15,7 +15,7 @@ import graphviz
 
 from inspectc.analysis.roofline import launch_reads, roofline
 from inspectc.errors import UsageError
-from inspectc.model import Frame, Kernel
+from inspectc.model import CompileId, Frame, Kernel
 from inspectc.model import fxgraph as fxtext
 from inspectc.render.graph.breaks import breaks_dot as breaks_dot  # tests/test_import_hygiene.py
 from inspectc.render.graph.plan import Fusion, Plan, find_frame, make_plan
@@ -49,7 +49,7 @@ __all__ = ["breaks_dot", "fusion_dot"]
 
 def fusion_dot(
     report: Report,
-    compile_id: str,
+    cid: CompileId,
     *,
     rank: int | None = None,
     max_nodes: int | None = None,
@@ -58,7 +58,7 @@ def fusion_dot(
     backward: bool = False,
     color_by: str = "share",
 ) -> str:
-    """DOT text of frame *compile_id*'s post-grad graph with its kernels as clusters.
+    """DOT text of frame *cid*'s post-grad graph with its kernels as clusters.
 
     Clusters are coloured by the kernel's share of the frame's time, or with
     ``color_by="roofline"`` by its achieved fraction of the device bandwidth (``inspectc bench``).
@@ -68,9 +68,9 @@ def fusion_dot(
     *collapse* folds nodes into one box per module path of that depth; *max_nodes* collapses
     (deepest module depth that fits, then one box per kernel) and finally truncates.
     """
-    frame = find_frame(report, compile_id, rank)
+    frame = find_frame(report, cid, rank)
     kind = "post_grad_backward" if backward else "post_grad"
-    text = report.graph(frame.compile_id, kind, frame.rank)
+    text = report.graph(frame.id, kind)
     if text is None:
         recorded = ", ".join(k for k in frame.graph_kinds if "post_grad" in k) or "none"
         cache = " (an FX graph cache hit does not log it: capture with --fresh)"
@@ -79,7 +79,7 @@ def fusion_dot(
             f" (post-grad graphs recorded: {recorded}){cache if frame.cache.get('fx_graph') == 'hit' else ''}"
         )
     code_kind = "output_code_backward" if backward else "output_code"
-    kernels = [k for k in report.frame_kernels(frame.compile_id, frame.rank) if k.graph_kind == code_kind]
+    kernels = [k for k in report.frame_kernels(frame.id) if k.graph_kind == code_kind]
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
     reads = launch_reads(report, kernels) if report.bench.run is not None else {}  # % limit's bytes

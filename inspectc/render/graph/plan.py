@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from inspectc.errors import UsageError
-from inspectc.model import Frame, Kernel
+from inspectc.model import CompileId, Frame, Kernel
 from inspectc.model import fxgraph as fxtext
 from inspectc.render.graph.modules import group_of, in_module, node_modules, normalize_module
 from inspectc.render.graph.style import clip, ident
@@ -159,9 +159,8 @@ def _auto_collapse(
     return unit, labels
 
 
-def find_frame(report: Report, compile_id: str, rank: int | None) -> Frame:
-    """Frame *compile_id* (``0/1``, ``[0/1]``) of *rank*, or a one-line error naming those there are."""
-    cid = compile_id.strip().strip("[]")
+def find_frame(report: Report, cid: CompileId, rank: int | None) -> Frame:
+    """Frame *cid* of *rank*, or a one-line error naming those there are."""
     frame = report.frame(cid, rank)
     if frame is None:
         known = ", ".join(dict.fromkeys(f.compile_id for f in report.frames)) or "none"

@@ -207,7 +207,9 @@ def _recompiles(info: ShareInfo) -> str:
     out = [f"<h2>Recompiles ({plural(len(info.recompiled), 'frame')})</h2>\n"]
     for f in info.recompiled[:ITEMS_CAP]:
         first = f.recompiles[0]
-        earlier = f" (guard of {_c(first.earlier_compile_id)} failed)" if first.earlier_compile_id else ""
+        earlier = (
+            f" (guard of {_c(str(first.earlier_compile_id))} failed)" if first.earlier_compile_id else ""
+        )
         where = location(f.filename, f.line, info.base)
         out.append(
             f'<div class="item">{_c(frame_name(f))} {_c((f.function or "?") + "()")} at {_c(where)}: '

@@ -107,7 +107,7 @@ def _items(info: ShareInfo) -> list[_Item]:
         where = location(f.filename, f.line, base)
         first = f.recompiles[0]
         earlier = (
-            f" (guard of {md_code(first.earlier_compile_id)} failed)" if first.earlier_compile_id else ""
+            f" (guard of {md_code(str(first.earlier_compile_id))} failed)" if first.earlier_compile_id else ""
         )
         line = (
             f"- {md_code(frame_name(f))} {md_code((f.function or '?') + '()')} at {md_code(where)}: "

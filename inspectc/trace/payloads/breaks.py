@@ -37,7 +37,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from inspectc.model import FailedGuard, GraphBreak, Recompile, StackFrame
+from inspectc.model import CompileId, FailedGuard, GraphBreak, Recompile, StackFrame
 
 __all__ = ["doc_url", "parse_break", "parse_recompile_reasons"]
 
@@ -256,7 +256,7 @@ _COMPILE_ID_PREFIX = re.compile(r"^(?P<id>!?\d+(?:/\d+)*(?:_\d+)?|None): ")
 
 def _recompile(text: str) -> FailedGuard:
     found = _COMPILE_ID_PREFIX.match(text)
-    earlier = found.group("id") if found and found.group("id") != "None" else None
+    earlier = CompileId.parse(found.group("id")) if found and found.group("id") != "None" else None
     body = text[found.end() :] if found else text
     first = body.split("\n", 1)[0]
     guard = first.split("  # ", 1)[0].strip() or None
