@@ -326,7 +326,7 @@ def test_capture_keeps_the_config_that_runs_and_can_leave_sass_out(monkeypatch: 
 def test_sass_runs_in_the_background_and_stop_waits_only_until_its_deadline(tmp_path: Path) -> None:
     """Real subprocesses standing in for nvdisasm: one answers, one hangs. Submitting returns at
     once; stop waits for the hanging one only until the deadline, kills it and says so."""
-    from inspectc.capture.triton_detail import Disassembler
+    from inspectc.capture.sass import Disassembler
 
     fast, slow = tmp_path / "fast-nvdisasm", tmp_path / "slow-nvdisasm"
     fast.write_text("#!/bin/sh\necho '/*0000*/ MOV R1, c[0x0][0x28] ;'\n")

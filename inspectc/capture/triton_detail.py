@@ -12,7 +12,7 @@ method while capture runs (restored at stop) and, per autotuner:
   signature differs from those seen is recorded, up to ``LAUNCH_CAP`` per kernel.
 
 Each cubin is disassembled (``nvdisasm -g -c``, else ``cuobjdump -sass``, where on PATH) in the
-background as soon as it is read: :class:`Disassembler`, four daemon threads that each run one
+background as soon as it is read: :class:`Disassembler` (``sass.py``), four daemon threads that each run one
 subprocess at a time and end when idle, so the user's loop never waits on it. At stop capture
 waits only for what is still running, until ``SASS_WAIT_S``; a kernel whose disassembly missed
 that is marked "SASS not recorded: disassembly did not finish in N s" and its process killed.
@@ -26,14 +26,11 @@ import glob
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
+from inspectc.capture.sass import Disassembler, Job
 from inspectc.model.irmap import kernel_file
 from inspectc.model.kernel_detail import (
     CPU_BUILD_EVENT,
@@ -47,79 +44,8 @@ STAGE_SUFFIXES = ("ttir", "ttgir", "llir", "ptx")
 # process stopped right after its first training step (their first launches come at the end of
 # compile, so the background had nothing to overlap): waiting for all would be ~19% of compile.
 SASS_WAIT_S = float(os.environ.get("INSPECTC_SASS_WAIT_S", "1") or 1)
-SASS_WORKERS = 4  # disassembly processes at once, in the background
-SASS_IDLE_S = 2.0  # a worker thread ends after this long without a cubin
 CHECK_CALLS = 4096  # launches per kernel whose signature is compared; then every 64th
 CONFIG_CHECKS = 3  # launches per kernel at which the running launcher's config is compared
-
-
-class _Job:
-    """One cubin's disassembly: its result once ``done`` is set, the process while it runs."""
-
-    __slots__ = ("cubin", "done", "result", "proc", "cancelled")
-
-    def __init__(self, cubin: bytes) -> None:
-        self.cubin = cubin
-        self.done = threading.Event()
-        self.result: tuple[str | None, str] = (None, "not disassembled")
-        self.proc: subprocess.Popen[str] | None = None
-        self.cancelled = False
-
-
-class Disassembler:
-    """Disassembles cubins in the background: at most ``workers`` subprocesses at once, in
-    daemon threads started on demand that end when idle (nothing blocks the loop or the exit)."""
-
-    def __init__(self, tools: list[str], workers: int = SASS_WORKERS) -> None:
-        self.tools = tools
-        self._workers = workers
-        self._lock = threading.Lock()
-        self._queue: list[_Job] = []
-        self._threads = 0
-        self._wake = threading.Condition(self._lock)
-        self._closed = False
-
-    def submit(self, cubin: bytes) -> _Job:
-        job = _Job(cubin)
-        with self._lock:
-            self._queue.append(job)
-            if self._threads < self._workers:
-                self._threads += 1
-                threading.Thread(target=self._work, name="inspectc-sass", daemon=True).start()
-            self._wake.notify()
-        return job
-
-    def _work(self) -> None:
-        while True:
-            with self._lock:
-                if not self._queue and not self._closed:
-                    self._wake.wait(SASS_IDLE_S)
-                if not self._queue or self._closed:
-                    self._threads -= 1
-                    return
-                job = self._queue.pop(0)
-            try:
-                job.result = _disassemble_any(self.tools, job)
-            except Exception as exc:  # noqa: BLE001 - recorded as the stage's reason
-                job.result = (None, f"disassembly failed: {type(exc).__name__}: {exc}")
-            job.done.set()
-
-    def close(self, jobs: list[_Job], wait_s: float) -> float:
-        """Wait until *jobs* are done or *wait_s* passed; kill what still runs. Seconds waited."""
-        start = time.monotonic()
-        for job in jobs:
-            job.done.wait(max(0.0, start + wait_s - time.monotonic()))
-        with self._lock:
-            self._closed = True
-            self._queue.clear()
-            self._wake.notify_all()
-        for job in jobs:
-            if not job.done.is_set():
-                job.cancelled = True
-                proc = job.proc
-                if proc is not None and proc.poll() is None:
-                    proc.kill()
-        return time.monotonic() - start
 
 
 class _Entry:
@@ -131,7 +57,7 @@ class _Entry:
         self.calls = 0
         self.cubin: bytes | None = None
         self.dropped = 0
-        self.sass: _Job | None = None  # its cubin's disassembly, started when the cubin was read
+        self.sass: Job | None = None  # its cubin's disassembly, started when the cubin was read
 
 
 class KernelDetails:
@@ -384,43 +310,6 @@ def _cache_folder(cache_hash: str | None) -> str | None:
         if hits:
             return hits[0]
     return None
-
-
-def _disassemble_any(tools: list[str], job: _Job) -> tuple[str | None, str]:
-    """nvdisasm -g (keeps the Python lines), else cuobjdump -sass."""
-    whys = []
-    for tool in tools:
-        if job.cancelled:
-            return None, "cancelled at stop"
-        text, why = _disassemble(tool, job)
-        if text is not None:
-            return text, ""
-        whys.append(why)
-    return None, "; ".join(whys)
-
-
-def _disassemble(tool: str, job: _Job) -> tuple[str | None, str]:
-    with tempfile.TemporaryDirectory(prefix="inspectc-sass-") as tmp:
-        path = os.path.join(tmp, "k.cubin")
-        with open(path, "wb") as fh:
-            fh.write(job.cubin)
-        cmd = [tool, "-g", "-c", path] if tool.endswith("nvdisasm") else [tool, "-sass", path]
-        try:
-            proc = subprocess.Popen(  # noqa: S603
-                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
-            )
-        except OSError as exc:
-            return None, f"{os.path.basename(tool)}: {exc}"
-        job.proc = proc
-        try:
-            out, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            return None, f"{os.path.basename(tool)}: no answer in 60 s"
-        if proc.returncode != 0:
-            return None, f"{os.path.basename(tool)} exited {proc.returncode}: {err.strip()[:200]}"
-        return out, ""
 
 
 def _arg(value: Any, name: str | None) -> dict[str, Any]:

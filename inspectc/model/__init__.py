@@ -10,8 +10,8 @@ The schema version and its changelog live in ``schema.py``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 # Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
 from inspectc.model.extras import (
@@ -23,6 +23,9 @@ from inspectc.model.extras import (
     Symbol,
     SymbolicShapes,
 )
+from inspectc.model.plain import _ID_TEXT, _NESTED
+from inspectc.model.plain import from_plain as from_plain  # re-exported: the model's JSON round trip
+from inspectc.model.plain import to_plain as to_plain
 from inspectc.model.times import FrameTiming, KernelTime
 
 # Frame statuses, in the order a reader should worry about them.
@@ -384,71 +387,6 @@ class Run:
     world_size: int | None = None
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
-
-
-# ---------------------------------------------------------------------------
-# JSON round trip: dataclasses <-> plain dicts, tolerant of unknown and missing keys.
-
-T = TypeVar("T")
-
-_NESTED: dict[type, dict[str, type]] = {}
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-# Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
-_ID_TEXT: dict[type, frozenset[str]] = {}
-
-
-def to_plain(obj: Any) -> Any:
-    """A dataclass (or nested structure of them) as JSON-ready dicts and lists.
-
-    Field by field, as ``dataclasses.asdict`` and its deep copy of every value would give,
-    without the copy (a frame is written again at each flush of a long run).
-    """
-    names = _FIELD_NAMES.get(type(obj))
-    if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
-        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
-    if names is not None:
-        texts = _ID_TEXT.get(type(obj))
-        if texts:
-            return {n: _id_text(getattr(obj, n)) if n in texts else to_plain(getattr(obj, n)) for n in names}
-        return {name: to_plain(getattr(obj, name)) for name in names}
-    if isinstance(obj, (list, tuple)):
-        return [to_plain(v) for v in obj]
-    if isinstance(obj, dict):
-        return {str(k): to_plain(v) for k, v in obj.items()}
-    return obj
-
-
-def from_plain(cls: type[T], data: Any) -> T:
-    """Build *cls* from a dict written by :func:`to_plain`; unknown keys are ignored."""
-    if not isinstance(data, dict):
-        raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-    nested = _NESTED.get(cls, {})
-    texts = _ID_TEXT.get(cls, frozenset())
-    kwargs: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]
-        if f.name not in data:
-            continue
-        value = data[f.name]
-        sub = nested.get(f.name)
-        if f.name in texts:
-            value = CompileId.parse(value) if isinstance(value, str) else None
-        elif sub is not None and value is not None:
-            if isinstance(value, list):
-                value = tuple(from_plain(sub, v) for v in value)
-            else:
-                value = from_plain(sub, value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        kwargs[f.name] = value
-    return cls(**kwargs)
-
-
-def _id_text(cid: CompileId | None) -> str | None:
-    return None if cid is None else str(cid)
 
 
 _ID_TEXT.update(

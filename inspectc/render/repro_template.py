@@ -1,0 +1,345 @@
+"""The body of the standalone script `inspectc repro` writes: torch (and triton) only.
+
+``render.repro.render_script`` fills @SPEC@ (the launch as JSON), @SOURCE@ (the kernel's
+source) and @DEFAULT@ (the timing method) and puts the docstring on top. The script times the
+kernel the ways its METHODS say and prints the comparison with the in-run median.
+"""
+
+TEMPLATE = r'''
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import torch
+
+SPEC = json.loads(r"""@SPEC@""")
+SOURCE = @SOURCE@
+
+
+def make_arg(a, gen):
+    if a["kind"] == "none":
+        return None
+    if a["kind"] == "scalar":
+        return a["value"]
+    dtype = getattr(torch, a["dtype"])
+    shape, stride = a["shape"], a["stride"]
+    extent = 1 + sum((s - 1) * st for s, st in zip(shape, stride) if s > 0) + a.get("offset", 0)
+    device = a.get("device") or SPEC["default_device"]
+    if dtype.is_floating_point:
+        flat = torch.randn(extent, generator=gen, dtype=torch.float32).to(dtype)
+    elif dtype == torch.bool:
+        flat = torch.randint(0, 2, (extent,), generator=gen).to(torch.bool)
+    else:
+        flat = torch.zeros(extent, dtype=dtype)  # indices stay in range
+    return torch.as_strided(flat.to(device), shape, stride, a.get("offset", 0))
+
+
+def load_triton():
+    folder = tempfile.mkdtemp(prefix="inspectc-repro-")
+    path = os.path.join(folder, SPEC["name"] + ".py")
+    with open(path, "w") as fh:
+        fh.write(SOURCE)
+    spec = importlib.util.spec_from_file_location(SPEC["name"], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = getattr(module, SPEC["name"])
+    want = SPEC.get("config")
+    if want:  # the config autotuning chose in the run, not a new autotune
+        import triton
+
+        def same(c):
+            return (c.kwargs == want["kwargs"] and c.num_warps == want["num_warps"]
+                    and c.num_stages == want["num_stages"])
+
+        chosen = [c for c in kernel.configs if same(c)]
+        kernel.configs = chosen or [triton.Config(want["kwargs"], num_warps=want["num_warps"],
+                                                  num_stages=want["num_stages"])]
+    return kernel
+
+
+def load_cpp():
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+
+    return CppPythonBindingsCodeCache.load_pybinding(SPEC["cpp_arg_types"], SOURCE)
+
+
+SLEEP_CYCLES = 3_000_000  # torch.cuda._sleep: ~1.5 ms of GPU spin, the launches queue behind it
+BATCH = 25  # launches queued behind one spin
+METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "tlb_warm", "tlb", "do_bench")
+DEFAULT_METHOD = "@DEFAULT@"
+METHOD_TEXT = {
+    "queued": "device time under torch.profiler (CUPTI), launches queued back to back behind a GPU spin: no idle GPU before a launch, inputs L2-warm",
+    "fed": "device time under torch.profiler (CUPTI), each launch queued right behind copies that rewrite its tensors (L2-hot, as a producer kernel leaves them)",
+    "warm": "device time under torch.profiler (CUPTI), launches back to back from the host (GPU idle between), inputs L2-warm",
+    "cold": "device time under torch.profiler (CUPTI), 256 MiB overwritten before each launch (L2 cold)",
+    "mixed": "device time under torch.profiler (CUPTI), other kernels (a cuDNN convolution, a sort) run between launches as a model's do: the kernel's code no longer cached on the SMs, its data L2-warm",
+    "mixed_cold": "as mixed, and 256 MiB overwritten before each launch (L2 cold)",
+    "tlb_warm": "as mixed, and one word read in each 2 MiB page of a large buffer before each launch (the GPU's address translations of the kernel's tensors evicted, as a model's other buffers evict them)",
+    "tlb": "as tlb_warm, and 256 MiB overwritten before each launch (L2 cold): everything cold",
+    "do_bench": "triton.testing.do_bench median (CUDA events around each launch: launch overhead included, L2 flushed)",
+}
+
+
+def device_times(prof):
+    """(duration µs, gap µs since the previous device activity ended) of each launch of the kernel."""
+    key = SPEC["name"]
+    kind = "CUDA" if SPEC["language"] == "triton" else "CPU"
+    events = [e for e in prof.events() if str(e.device_type).endswith(kind)]
+    events.sort(key=lambda e: e.time_range.start)
+    out, prev_end = [], None
+    for e in events:
+        if e.name == key or e.name.endswith("_" + key):
+            if e.time_range.elapsed_us() > 0:
+                gap = None if prev_end is None else e.time_range.start - prev_end
+                out.append((e.time_range.elapsed_us(), gap))
+        if kind == "CUDA":
+            prev_end = e.time_range.end if prev_end is None else max(prev_end, e.time_range.end)
+    return out
+
+
+def profiled(batch, sync):
+    from torch.profiler import ProfilerActivity, profile
+
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if SPEC["language"] == "triton" else [])
+    with profile(activities=acts) as prof:
+        batch()
+        sync()
+    return device_times(prof)
+
+
+def summary(times):
+    """Median device µs per launch, the count, and the median idle gap before a launch."""
+    values = [t[0] for t in times]
+    if not values:
+        return None, 0, None
+    gaps = [t[1] for t in times if t[1] is not None]
+    return round(statistics.median(values), 3), len(values), (round(statistics.median(gaps), 2) if gaps else None)
+
+
+def profiled_us(call, reps, sync, flush=None):
+    """Device (or record-function) time per launch under torch.profiler, launches back to back
+    from the host; with *flush*, the L2 cache is overwritten before each launch (inputs cold)."""
+
+    def batch():
+        for _ in range(reps):
+            if flush is not None:
+                flush()
+            call()
+
+    med, n, _gap = summary(profiled(batch, sync))
+    return med, n
+
+
+def queued_us(call, reps, sync, before=None):
+    """Device time per launch with the launches queued behind a GPU spin (no idle GPU before
+    a launch, no host gap); with *before*, its copies run right before each launch."""
+    import torch
+
+    def batch():
+        for _ in range(-(-reps // BATCH)):
+            torch.cuda._sleep(SLEEP_CYCLES)
+            for _ in range(BATCH):
+                if before is not None:
+                    before()
+                call()
+
+    return summary(profiled(batch, sync))
+
+
+def measure(reps=100, once=False, methods=None):
+    """Launch the kernel once (it runs), then time it; a dict of the figures.
+
+    *methods*: which timings (default: DEFAULT_METHOD); "all" for every one."""
+    gen = torch.Generator().manual_seed(0)
+    args = [make_arg(a, gen) for a in SPEC["args"]]
+    out = {"name": SPEC["name"], "in_run_median_us": SPEC["in_run_median_us"]}
+    if methods in (None, "default"):
+        methods = (DEFAULT_METHOD,)
+    elif methods == "all":
+        methods = METHODS
+    if SPEC["language"] == "triton":
+        kernel = load_triton()
+        stream = torch.cuda.current_stream().cuda_stream
+        sync = torch.cuda.synchronize
+
+        def call():
+            kernel.run(*args, stream=stream)
+
+        call()
+        sync()
+        out["ran"] = True
+        out["config"] = SPEC.get("config")
+        if once:  # under a profiler such as ncu: one more launch, nothing else
+            call()
+            sync()
+            return out
+        out["grid_block"] = grid_block(call, sync)
+        for _ in range(10):  # warm-up
+            call()
+        sync()
+        if "do_bench" in methods:
+            import triton.testing
+
+            out["do_bench_us"] = round(1000 * triton.testing.do_bench(call, return_mode="median"), 3)
+        if "warm" in methods:
+            out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
+        if "cold" in methods:
+            scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")  # > L2
+            out["profiler_cold_us"], _ = profiled_us(call, reps, sync, flush=scratch.zero_)
+            del scratch
+        if "mixed" in methods or "mixed_cold" in methods:
+            others = other_kernels()
+            if "mixed" in methods:
+                out["mixed_us"], _ = profiled_us(call, reps, sync, flush=others)
+            if "mixed_cold" in methods:
+                scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+
+                def both():
+                    others()
+                    scratch.zero_()
+
+                out["mixed_cold_us"], _ = profiled_us(call, reps, sync, flush=both)
+                del scratch
+        if "tlb" in methods or "tlb_warm" in methods:
+            others, walk = other_kernels(), page_walk()
+            if "tlb_warm" in methods:
+
+                def warm_walk():
+                    others()
+                    walk()
+
+                out["tlb_warm_us"], _ = profiled_us(call, reps, sync, flush=warm_walk)
+            if "tlb" in methods:
+                scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+
+                def cold_walk():
+                    others()
+                    scratch.zero_()
+                    walk()
+
+                out["tlb_us"], _ = profiled_us(call, reps, sync, flush=cold_walk)
+                del scratch
+            del walk
+        if "queued" in methods:
+            out["queued_us"], out["queued_n"], out["queued_gap_us"] = queued_us(call, reps, sync)
+        if "fed" in methods:
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            saved = [t.clone() for t in tensors]
+
+            def rewrite():
+                for t, s in zip(tensors, saved):
+                    t.copy_(s)
+
+            out["fed_us"], out["fed_n"], out["fed_gap_us"] = queued_us(call, reps, sync, before=rewrite)
+    else:
+        fn = load_cpp()
+
+        def call():
+            fn(*args)
+
+        def sync():
+            pass
+
+        call()
+        out["ran"] = True
+        if once:
+            return out
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - start) * 1e6)
+        out["timer_us"] = round(statistics.median(times), 3)
+        out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
+        out["method"] = "record-function range under torch.profiler (C++ kernel), back to back"
+        out["repro_us"] = out["profiler_us"]
+    if SPEC["language"] == "triton":
+        chosen = DEFAULT_METHOD if DEFAULT_METHOD in methods else methods[0]
+        key = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
+               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
+               "do_bench": "do_bench_us"}[chosen]
+        out["method"] = chosen + ": " + METHOD_TEXT[chosen]
+        out["repro_us"] = out.get(key)
+    best = out.get("repro_us")
+    if best and SPEC["in_run_median_us"]:
+        out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
+    return out
+
+
+def other_kernels():
+    """Kernels with much code (a cuDNN convolution, a radix sort), as the rest of a model runs
+    between two launches of one kernel in the user's loop."""
+    x = torch.randn(8, 64, 24, 24, device="cuda")
+    w = torch.randn(64, 64, 3, 3, device="cuda")
+    v = torch.randn(1 << 16, device="cuda")
+
+    def run():
+        torch.nn.functional.conv2d(x, w, padding=1)
+        torch.sort(v)
+
+    return run
+
+
+def page_walk():
+    """One word read in each 2 MiB page of a buffer of up to 8 GiB (a quarter of the free
+    memory at most): evicts the GPU's address translations (TLB) of the kernel's tensors."""
+    free, _total = torch.cuda.mem_get_info()
+    words = min(8 << 30, free // 4) // 4
+    big = torch.zeros(words, dtype=torch.int32, device="cuda")
+    index = torch.arange(0, words, (2 << 20) // 4, device="cuda")
+
+    def run():
+        torch.index_select(big, 0, index)
+
+    run.big = big  # kept alive with the function
+    return run
+
+
+def grid_block(call, sync):
+    """The grid and block of one launch, from the profiler's trace (to set beside the run's)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        sync()
+    path = tempfile.mktemp(suffix=".json", prefix="inspectc-repro-")
+    try:
+        prof.export_chrome_trace(path)
+        with open(path) as fh:
+            trace = json.load(fh)
+    except Exception:  # noqa: BLE001 - a figure to compare, not needed to run
+        return None
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    for ev in trace.get("traceEvents", []):
+        if ev.get("cat") == "kernel" and ev.get("name", "").endswith(SPEC["name"]):
+            a = ev.get("args", {})
+            return {"grid": a.get("grid"), "block": a.get("block")}
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--reps", type=int, default=100, help="launches timed under the profiler")
+    parser.add_argument("--once", action="store_true", help="launch twice and stop (for ncu)")
+    parser.add_argument("--method", choices=METHODS + ("all",), default=DEFAULT_METHOD,
+                        help="how to time it (default %(default)s; all: every method)")
+    opts = parser.parse_args()
+    out = measure(opts.reps, opts.once, opts.method if opts.method == "all" else (opts.method,))
+    if opts.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
