@@ -95,7 +95,9 @@ def test_readers_show_isolated_beside_in_run(benched: tuple[Path, str], mlp: Cap
     assert all("n=" in line for line in table), shown
     assert "isolated: inspectc bench on cpu" in shown
     plain = run_cli("kernels", str(mlp.report), check=True).stdout
-    assert "not measured" in plain.splitlines()[1] and "isolated: not measured" in plain
+    head = plain.splitlines()[0]  # not benched: no isolated or % limit column, the footer says how
+    assert "isolated" not in head and "% limit" not in head and "median" in head
+    assert "not measured" not in plain.splitlines()[1] and "isolated: not measured (inspectc bench" in plain
     exported = run_cli("export", str(path), "--json", check=True).stdout
     assert '"isolated"' in exported and '"module_profiler"' in exported
 
