@@ -52,12 +52,12 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui
 
-# tests/ and tui/tests/ each have a conftest module: run them as two sessions. tests/ runs on
-# two workers (pytest-xdist; a file's tests share one worker and its fixtures; the files go out
-# in tests/conftest.py's order, heaviest first). tui/tests runs and reports even when tests/
-# fails; the target fails if either did.
+# tests/ and tui/tests/ each have a conftest module: run them as two sessions, each on two
+# workers (pytest-xdist; in tests/ a file's tests share one worker and its fixtures, and the
+# files go out in tests/conftest.py's order, heaviest first). tui/tests runs and reports even
+# when tests/ fails; the target fails if either did.
 pytest: setup sysdeps
-	@$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests; a=$$?; $(PY) -m pytest -q tui/tests; b=$$?; \
+	@$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests; a=$$?; $(PY) -m pytest -q -n 2 tui/tests; b=$$?; \
 	  [ $$a -eq 0 ] && [ $$b -eq 0 ] || { echo "pytest: tests/ exit $$a, tui/tests exit $$b"; exit 1; }
 
 # The quick lane: everything that compiles nothing (no torch.compile, no inspectc run).
