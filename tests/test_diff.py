@@ -141,13 +141,20 @@ torch.compile(step)(torch.randn(16))
 """
 
 
+@pytest.fixture(scope="module")
+def with_break(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``inspectc run step.py --with-break`` once, in a folder of its own (two tests read it)."""
+    folder = tmp_path_factory.mktemp("step")
+    (folder / "step.py").write_text(SCRIPT)
+    run_cli("run", "-q", "-o", "before.inspectc", "step.py", "--with-break", cwd=folder, check=True)
+    return folder / "before.inspectc"
+
+
 @pytest.mark.capture
-def test_a_fixed_graph_break(tmp_path: Path) -> None:
-    script = tmp_path / "step.py"
-    script.write_text(SCRIPT)
-    before, after = tmp_path / "before.inspectc", tmp_path / "after.inspectc"
-    run_cli("run", "-q", "-o", str(before), str(script), "--with-break", cwd=tmp_path, check=True)
-    run_cli("run", "-q", "-o", str(after), str(script), cwd=tmp_path, check=True)
+def test_a_fixed_graph_break(with_break: Path, tmp_path: Path) -> None:
+    before, after = with_break, tmp_path / "after.inspectc"
+    shutil.copy(before.parent / "step.py", tmp_path / "step.py")
+    run_cli("run", "-q", "-o", str(after), "step.py", cwd=tmp_path, check=True)
     code, out, _ = diff(str(before), str(after))
     assert code == 1, out
     line = SCRIPT.splitlines().index('        print("tracing past a print")  # a graph break') + 1
@@ -169,19 +176,21 @@ def test_cold_and_warm_cache_runs_of_one_program_do_not_differ(captures: Capture
 
 
 @pytest.mark.capture
-def test_a_captured_run_and_the_imported_log_of_a_plain_run_match(tmp_path: Path) -> None:
+def test_a_captured_run_and_the_imported_log_of_a_plain_run_match(with_break: Path, tmp_path: Path) -> None:
     """``inspectc run step.py`` records ``step.py``; ``python step.py``'s TORCH_TRACE log
     records ``/abs/path/step.py`` and an imported report has no working directory."""
     import subprocess
     import sys
 
-    script = tmp_path / "step.py"
-    script.write_text(SCRIPT)
-    captured, imported = tmp_path / "captured.inspectc", tmp_path / "imported.inspectc"
-    run_cli("run", "-q", "-o", str(captured), "step.py", "--with-break", cwd=tmp_path, check=True)
+    script = with_break.parent / "step.py"  # the plain run in the captured run's folder
+    captured, imported = with_break, tmp_path / "imported.inspectc"
     env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace")}
     subprocess.run(
-        [sys.executable, "step.py", "--with-break"], cwd=tmp_path, env=env, check=True, capture_output=True
+        [sys.executable, "step.py", "--with-break"],
+        cwd=script.parent,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     run_cli("import", str(tmp_path / "trace"), "-o", str(imported), check=True)
     frames = json.loads(run_cli("export", str(imported), check=True).stdout)["frames"]
