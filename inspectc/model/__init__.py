@@ -23,7 +23,7 @@ from inspectc.model.extras import (
     Symbol,
     SymbolicShapes,
 )
-from inspectc.model.plain import _ID_TEXT, _NESTED
+from inspectc.model.plain import _ID_TEXT, _NESTED, ID_PARSE
 from inspectc.model.plain import from_plain as from_plain  # re-exported: the model's JSON round trip
 from inspectc.model.plain import to_plain as to_plain
 from inspectc.model.times import FrameTiming, KernelTime
@@ -389,6 +389,7 @@ class Run:
     capture_errors: tuple[str, ...] = ()
 
 
+ID_PARSE.append(CompileId.parse)
 _ID_TEXT.update(
     {FailedGuard: frozenset({"earlier_compile_id"}), Recompile: frozenset({"earlier_compile_id"})}
 )

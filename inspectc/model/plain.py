@@ -6,6 +6,7 @@ which hold a CompileId stored as its text (``_ID_TEXT``); the functions know no 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, TypeVar
 
@@ -19,6 +20,8 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 # Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
 _ID_TEXT: dict[type, frozenset[str]] = {}
+# CompileId.parse, registered by the model package (this module imports nothing of the model).
+ID_PARSE: list[Callable[[str], Any]] = []
 
 
 def to_plain(obj: Any) -> Any:
@@ -72,6 +75,4 @@ def _id_text(cid: Any) -> str | None:
 
 
 def _parse_id(text: str) -> Any:
-    from inspectc.model import CompileId  # the package imports this module first
-
-    return CompileId.parse(text)
+    return ID_PARSE[0](text)
