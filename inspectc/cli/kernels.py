@@ -78,7 +78,7 @@ def render_kernels(
         "kernel", "frame", "kind", "fused ops", "n", f"median {med.name}", f"p90 {p90.name}", "CV",
         f"total {tot.name}", "share", f"isolated {iso.name}", "% limit", "",
     )  # fmt: skip
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for k in ordered:
         t = k.time
         frame = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
