@@ -80,10 +80,11 @@ def collective_kind(op: str) -> str | None:
 
 def graph_runtimes(records: RunRecords, frames: Sequence[Frame] = ()) -> list[GraphRuntime]:
     """Per compile id with estimates on any rank, in compile-id order."""
-    names = {f.compile_id: f.function for f in frames}
+    # Run records keep the id as the payload printed it: frames join them by that text.
+    names = {str(f.compile_id): f.function for f in frames}
     compiled: dict[str, set[int | None]] = {}
     for f in frames:
-        compiled.setdefault(f.compile_id, set()).add(f.rank)
+        compiled.setdefault(str(f.compile_id), set()).add(f.rank)
     per_id: dict[str, dict[int | None, GraphCollectives]] = {}
     for g in records.collectives:
         if g.estimates:

@@ -58,8 +58,8 @@ def chrome_trace(report: Report) -> dict[str, Any]:
     threads.update(found.lanes)
     for n, frame in enumerate(report.frames):
         pid = _pid(frame.rank)
-        start = ends.get((pid, frame.compile_id), last_ts.get(pid, 0.0)) + _GAP_US
-        kernels = report.frame_kernels(frame.id)
+        start = ends.get((pid, str(frame.compile_id)), last_ts.get(pid, 0.0)) + _GAP_US
+        kernels = report.frame_kernels(frame.compile_id)
         events.extend(_kernel_events(frame, kernels, pid, start, 10 * (n + 1), threads))
     events.extend(_estimate_events(report, ends, last_ts, threads))
     events.extend(_names(threads))
@@ -139,7 +139,7 @@ def _kernel_events(
                 "pid": pid,
                 "tid": tid,
                 "args": {
-                    "compile_id": frame.compile_id,
+                    "compile_id": str(frame.compile_id),
                     "phase": phase,
                     "layout": "mean per call, end to end",
                 },
@@ -157,7 +157,7 @@ def _kernel_events(
                     "pid": pid,
                     "tid": tid,
                     "args": {
-                        "compile_id": frame.compile_id,
+                        "compile_id": str(frame.compile_id),
                         "calls": k.time.calls,
                         "total_us": k.time.total_us,
                         "mean_us": k.time.mean_us,
