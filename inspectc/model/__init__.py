@@ -110,11 +110,10 @@ class CompileId:
 
     @property
     def sort_key(self) -> tuple[int, ...]:
-        """A total order: by rank (none first), compiled autograd's ids first (as "!" sorts
-        before digits), then by number: autograd, frame, compile, occurrence, attempt."""
+        """A total order by number, a missing part first: rank, autograd, frame, compile,
+        occurrence, attempt ("0/10" after "0/9"; Dynamo's ids before compiled autograd's)."""
         return (
             _or_minus(self.rank),
-            0 if self.autograd is not None else 1,
             _or_minus(self.autograd),
             _or_minus(self.frame),
             _or_minus(self.compile),

@@ -185,7 +185,7 @@ def _estimate_events(
         pid = _pid(graph.rank)
         tid = ESTIMATE_TID + n
         threads[(pid, tid)] = f"estimates {graph.compile_id}"
-        at_ns = round((ends.get((pid, graph.compile_id), last_ts.get(pid, 0.0)) + _GAP_US) * 1000)
+        at_ns = round((ends.get((pid, str(graph.compile_id)), last_ts.get(pid, 0.0)) + _GAP_US) * 1000)
         for op in graph.estimates or ():
             dur_ns = max(round(op.runtime_ns or 0.0), 1)
             out.append(
@@ -198,7 +198,7 @@ def _estimate_events(
                     "pid": pid,
                     "tid": tid,
                     "args": {
-                        "compile_id": graph.compile_id,
+                        "compile_id": str(graph.compile_id),
                         "rank": graph.rank,
                         "estimate_ns": op.runtime_ns,
                         "op_kind": op.type,
