@@ -135,7 +135,7 @@ def build_report(path: Path, nodes: int) -> int:
     for (name, lang, members, op, module), spent in zip(graph.kernels, times, strict=True):
         kernel = Kernel(
             id=-1,
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             name=name,
             language=lang,
             kind="extern" if lang == "extern" else "pointwise",
@@ -149,7 +149,7 @@ def build_report(path: Path, nodes: int) -> int:
         writer.add_kernel(kernel, rank=None, seq=seq, start=0, stop=1)
     writer.put_frame(
         Frame(
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             function="forward",
             filename=FILE,
             line=30,

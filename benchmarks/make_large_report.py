@@ -293,7 +293,7 @@ def build(
             total = rng.uniform(5, 5000) * calls
             kernel = Kernel(
                 id=-1,
-                compile_id=cid,
+                compile_id=CompileId.parse(cid),
                 name=name,
                 language="triton",
                 kind="pointwise",
@@ -340,7 +340,7 @@ def build(
         total_s = rng.uniform(0.5, 30)
         w.frame(
             Frame(
-                compile_id=cid,
+                compile_id=CompileId.parse(cid),
                 ordinal=i,
                 function=function,
                 filename=filename,

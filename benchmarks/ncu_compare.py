@@ -125,7 +125,11 @@ def main() -> int:
     rows = []
     for r in picked:
         kernel = next(
-            (k for k in report.kernels if k.name == r["name"] and k.compile_id == r.get("frame") and k.time),
+            (
+                k
+                for k in report.kernels
+                if k.name == r["name"] and str(k.compile_id) == r.get("frame") and k.time
+            ),
             None,
         )
         roof = roofline(kernel, bench) if kernel is not None else None  # the fallback: Inductor's bytes

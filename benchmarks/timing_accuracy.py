@@ -140,7 +140,7 @@ def compare(model: str, report_path: Path, prof_path: Path) -> list[str]:
         limit = bench.run.bandwidth_gbps if bench.run else None
         by_name: dict[str, list] = defaultdict(list)  # one name can be a forward and a backward kernel
         for k in report.kernels:
-            iso = bench.primary(k.cid, k.graph_kind, k.name)
+            iso = bench.primary(k.compile_id, k.graph_kind, k.name)
             if k.language == "extern":
                 externs[op_of(k.name)][0] += k.time.mean_us if k.time else 0.0
                 externs[op_of(k.name)][1] += iso.median_us if iso else 0.0

@@ -26,7 +26,7 @@ def check(path: str) -> None:
             if t is None:
                 print(f"  frame {f.compile_id}: no timing payload")
                 continue
-            ks = r.frame_kernels(f.id)
+            ks = r.frame_kernels(f.compile_id)
             shown = sum(k.time.total_us for k in ks if k.time)
             print(
                 f"  frame {f.compile_id}: graph calls {t.graph_calls}, graph {t.graph_us} µs, inside {t.kernels_us} µs,"

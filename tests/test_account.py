@@ -119,10 +119,10 @@ def test_every_record_is_accounted_for(source: Path, tmp_path: Path) -> None:
     else:
         assert unused == {}
     # One entry per compile Dynamo started; the rest as the raw log has them.
-    assert len([f for f in frames if f.id.frame is not None]) == raw["dynamo_starts"]
+    assert len([f for f in frames if f.compile_id.frame is not None]) == raw["dynamo_starts"]
     # a compiled-autograd compile without Dynamo frame ids ("!0") is an entry of its own
     autograd = {(log, m["compiled_autograd_id"]) for log, m in _records(source) if _autograd_only(m)}
-    assert len([f for f in frames if f.id.frame is None]) == len(autograd)
+    assert len([f for f in frames if f.compile_id.frame is None]) == len(autograd)
     # torch before the break artifact (2024) wrote breaks only as restart reasons
     assert sum(len(f.graph_breaks) for f in frames) == (raw["graph_breaks"] or raw["restart_breaks"])
     assert sum(len(f.recompiles) for f in frames) == raw["recompiles"]
@@ -130,7 +130,7 @@ def test_every_record_is_accounted_for(source: Path, tmp_path: Path) -> None:
     assert sum(n for kind, n in graph_rows.items() if kind.startswith("output_code")) == raw["output_code"]
     assert graph_rows["dynamo"] == by_type["dynamo_output_graph"]
     if raw["frames"] == raw["dynamo_starts"]:  # no id compiled twice: restarts add up
-        assert sum(f.attempts for f in frames if f.id.frame is not None) == raw["attempts"]
+        assert sum(f.attempts for f in frames if f.compile_id.frame is not None) == raw["attempts"]
 
 
 def _records(source: Path) -> list[tuple[Path, dict[str, Any]]]:

@@ -33,10 +33,10 @@ def test_every_backward_kernel_is_fused_timed_and_traced(train_run: CapturedRun)
     assert train_run.proc.returncode == 0, train_run.proc.stderr
     with open_report(train_run.report) as report:
         (frame,) = report.frames
-        post_grad = report.graph(frame.id, "post_grad_backward")
+        post_grad = report.graph(frame.compile_id, "post_grad_backward")
         assert post_grad, frame.graph_kinds
         graph_nodes = set(_NODE.findall(post_grad))
-        kernels = report.frame_kernels(frame.id)
+        kernels = report.frame_kernels(frame.compile_id)
         backward = [k for k in kernels if k.graph_kind == "output_code_backward"]
         generated = [k for k in backward if k.language != "extern"]
         assert len(generated) >= 3 and len(backward) > len(generated)

@@ -74,14 +74,14 @@ def test_every_cpu_kernel_and_module_gets_isolated_figures(benched: tuple[Path, 
             assert module is not None and module.method == "benchmark_compiled_module"
             assert (-1, cid, kind, MODULE, "benchmark_compiled_module") in rows
         for k in r.kernels:
-            fig = bench.primary(k.cid, k.graph_kind, k.name)
+            fig = bench.primary(k.compile_id, k.graph_kind, k.name)
             assert fig is not None, f"{k.name} not measured"
-            code = r.graph(k.cid, k.graph_kind) or ""
+            code = r.graph(k.compile_id, k.graph_kind) or ""
             sites = len(re.findall(rf"^\s+{re.escape(k.name.split(':')[0])}\(", code, re.MULTILINE))
             assert fig.method == "module_profiler" and fig.n >= 3
             assert fig.launches == (sites if k.language == "cpp" else 1.0), k.name  # every launch counted
             assert 0 < fig.min_us <= fig.median_us <= fig.p90_us and fig.cv >= 0
-            assert (-1, k.compile_id, k.graph_kind, k.name, "module_profiler") in rows
+            assert (-1, str(k.compile_id), k.graph_kind, k.name, "module_profiler") in rows
         assert len(rows) == len(r.kernels) + len(kinds)
 
 

@@ -64,7 +64,7 @@ def test_which_side_of_a_branch() -> None:
         for side in ("resume_if", "resume_else")
     }
     assert lines == {"resume_if": 7, "resume_else": 9}
-    frame = Frame(compile_id="1/0", function="torch_dynamo_resume_in_f_at_6")
+    frame = Frame(compile_id=CompileId.parse("1/0"), function="torch_dynamo_resume_in_f_at_6")
     branch = resume.branch_of(
         frame, (DATA / "resume_if.bytecode.txt").read_text(), (DATA / "resume_if.dynamo.txt").read_text()
     )
@@ -73,23 +73,26 @@ def test_which_side_of_a_branch() -> None:
     listing = "  6           RESUME 0\n              JUMP_FORWARD 4 (to L1)\n\n  9   L1:     LOAD_FAST 0\n"
     assert resume.resume_target_line(listing) == 9
     twins = [
-        Frame(compile_id=f"{n}/0", id=CompileId(frame=n, compile=0), function="torch_dynamo_resume_in_f_at_6")
+        Frame(
+            compile_id=CompileId(frame=n, compile=0),
+            function="torch_dynamo_resume_in_f_at_6",
+        )
         for n in (1, 2)
     ]
-    assert resume.ambiguous_resumes([*twins, Frame(compile_id="0/0", function="f")]) == twins
+    assert resume.ambiguous_resumes([*twins, Frame(compile_id=CompileId.parse("0/0"), function="f")]) == twins
     assert resume.ambiguous_resumes(twins[:1]) == []
 
 
 def test_stack_names_explained() -> None:
     item = _break("break_item")
     broke = Frame(
-        compile_id="1/0",
+        compile_id=CompileId.parse("1/0"),
         function="torch_dynamo_resume_in_forward_at_15",
         filename="mine.py",
         graph_breaks=(item,),
     )
     resumed = Frame(
-        compile_id="2/0",
+        compile_id=CompileId.parse("2/0"),
         function="torch_dynamo_resume_in_forward_at_17",
         filename="mine.py",
         guards=(Guard(kind="EQUALS_MATCH", source="L['___stack0']", code="L['___stack0'] == 0.86"),),
@@ -107,11 +110,11 @@ def test_stack_names_explained() -> None:
 
 
 def test_why_a_frame_has_no_graph() -> None:
-    empty = Frame(compile_id="4/0", status="empty_graph")
+    empty = Frame(compile_id=CompileId.parse("4/0"), status="empty_graph")
     assert "found no tensor operations" in resume.no_graph_reason(empty, None)
     gb = _break("break_item")
     text = resume.no_graph_reason(
-        Frame(compile_id="4/0", status="graph_break", graph_breaks=(gb,)), "mine.py:17"
+        Frame(compile_id=CompileId.parse("4/0"), status="graph_break", graph_breaks=(gb,)), "mine.py:17"
     )
     assert "before any tensor operation" in text and "mine.py:17" in text
 

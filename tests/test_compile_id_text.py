@@ -2,7 +2,7 @@
 
 ``CompileId`` (inspectc/model) is the only parser and formatter of compile-id text; trace/ builds
 ids from torch's records and store/ reads and writes the TEXT columns. Every other module carries
-the typed id (``Frame.id``, ``Kernel.cid``) and prints it with ``str(cid)``. This test greps the
+the typed id (``Frame.compile_id``, ``Kernel.compile_id``, with the rank) and prints it with ``str(cid)``. This test greps the
 rest of the code for the ways a hand-made parser or formatter would look.
 """
 
@@ -79,8 +79,8 @@ def test_the_cli_parses_frame_once_and_refuses_what_is_not_an_id(tmp_path: Path)
 
     path = tmp_path / "r.inspectc"
     with ReportFactory(path, Run(argv=("inspectc", "run", "t.py"))) as made:
-        made.frame(Frame(compile_id="0/0"))
-        made.frame(Frame(compile_id="0/0#2", ordinal=1))
+        made.frame(Frame(compile_id=CompileId.parse("0/0")))
+        made.frame(Frame(compile_id=CompileId.parse("0/0#2"), ordinal=1))
     bad = run_cli("kernels", str(path), "--frame", "zero/one")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert "--frame: not a compile id: 'zero/one'" in bad.stderr and "Traceback" not in bad.stderr
@@ -89,3 +89,36 @@ def test_the_cli_parses_frame_once_and_refuses_what_is_not_an_id(tmp_path: Path)
         assert ok.returncode == 0 and "no frame" not in ok.stderr, (text, ok.stderr)
     missing = run_cli("kernels", str(path), "--frame", "0/0#3")
     assert missing.returncode == 2 and "no frame 0/0#3" in missing.stderr
+
+
+def test_readers_get_typed_ids_with_the_rank_and_the_store_keeps_the_text(tmp_path: Path) -> None:
+    """Frames and kernels carry a CompileId (the rank in it); the columns keep torch's text."""
+    import sqlite3
+    from contextlib import closing
+
+    from inspectc.store.open import open_report
+
+    logs = ROOT / "tests" / "data" / "logs"
+    merged = tmp_path / "ranks.inspectc"
+    from inspectc.capture.importer import import_logs
+
+    import_logs(logs / "ranks3_diverge", merged)
+    for path in (ROOT / "samples" / "reports" / "graph_breaks.inspectc", merged):
+        with closing(sqlite3.connect(path)) as db:
+            frame_rows = sorted(db.execute("SELECT rank, compile_id FROM frames").fetchall())
+            kernel_rows = db.execute("SELECT rank, compile_id FROM kernels ORDER BY id").fetchall()
+        with open_report(path) as r:
+            assert r.frames and all(isinstance(f.compile_id, CompileId) for f in r.frames)
+            assert all(f.compile_id.rank == f.rank for f in r.frames)
+            assert all(k.compile_id.rank == k.rank for k in r.kernels)
+            # the text a reader prints is the text torch printed and the store keeps
+            texts = sorted((-1 if f.rank is None else f.rank, str(f.compile_id)) for f in r.frames)
+            assert texts == frame_rows
+            assert [str(k.compile_id) for k in r.kernels] == [c for _, c in kernel_rows]
+    with open_report(merged) as r:
+        ranks = {f.rank for f in r.frames}
+        assert ranks == {0, 1, 2}
+        # one compile on every rank: the same id once the rank is set aside, three ids with it
+        first = [f.compile_id for f in r.frames if str(f.compile_id) == "0/0"]
+        assert len(set(first)) == 3 and len({c.without_rank() for c in first}) == 1
+        assert sorted(first) == sorted(first, key=lambda c: c.rank)  # a total order, rank first

@@ -15,7 +15,7 @@ from conftest import Captures, run_cli
 
 from inspectc.analysis.diff import ReportDiff, RunSide, TimeChange, op_signature
 from inspectc.analysis.paths import comparable_path
-from inspectc.model import Kernel
+from inspectc.model import CompileId, Kernel
 from inspectc.store.open import open_report
 
 
@@ -92,7 +92,14 @@ def test_errors_exit_2(golden: Path, tmp_path: Path) -> None:
 
 def test_kernel_matching_helpers() -> None:
     def k(name: str) -> Kernel:
-        return Kernel(id=1, compile_id="0/0", name=name, language="cpp", kind="pointwise", source_size=1)
+        return Kernel(
+            id=1,
+            compile_id=CompileId.parse("0/0"),
+            name=name,
+            language="cpp",
+            kind="pointwise",
+            source_size=1,
+        )
 
     assert op_signature(k("cpp_fused_add_mul_3")) == "fused_add_mul"
     assert op_signature(k("triton_poi_fused_add_mul_0")) == "fused_add_mul"

@@ -42,7 +42,7 @@ def test_sin_sin_is_one_kernel_fusing_both_sins(sin_run: CapturedRun) -> None:
         (frame,) = report.frames
         expected = "hit" if "warm" in sin_run.report.name else "miss"
         assert frame.cache.get("fx_graph") == expected
-        (kernel,) = report.frame_kernels(frame.id)
+        (kernel,) = report.frame_kernels(frame.compile_id)
         assert kernel.language == "cpp" and kernel.kind == "pointwise"
         assert kernel.fused_nodes == ("sin", "sin_1")
         # origins are the user's ops (Dynamo names them after the variables) and lines
@@ -62,7 +62,7 @@ def test_mlp_fuses_gelu_and_layernorm_and_times_every_kernel(mlp_run: CapturedRu
     assert mlp_run.proc.returncode == 0, mlp_run.proc.stderr
     with open_report(mlp_run.report) as report:
         (frame,) = report.frames
-        kernels = report.frame_kernels(frame.id)
+        kernels = report.frame_kernels(frame.compile_id)
         forward = [k for k in kernels if k.graph_kind == "output_code"]
         fused = [k for k in forward if {"gelu", "layer_norm"} <= {o.op for o in k.origins}]
         assert len(fused) == 1, [(k.name, k.origins) for k in forward]
@@ -109,7 +109,7 @@ def test_training_step_times_shown_add_up_to_what_the_profiler_measured(mlp_run:
         timing = frame.timing
         assert timing is not None and timing.time_base == "cpu"
         assert timing.threads and timing.cpus and timing.load_avg
-        kernels = report.frame_kernels(frame.id)
+        kernels = report.frame_kernels(frame.compile_id)
         shown = sum(k.time.total_us for k in kernels if k.time)
         assert {k.graph_kind for k in kernels if k.time} == {"output_code", "output_code_backward"}
         # shown == what reached a kernel (each stored to 1 ns: 0.001 µs per kernel)

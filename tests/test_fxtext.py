@@ -193,7 +193,7 @@ def test_every_golden_post_grad_graph_reads_cleanly(golden: Path) -> None:
         with open_report(path) as report:
             for frame in report.frames:
                 for kind in ("post_grad", "post_grad_backward"):
-                    text = report.graph(frame.id, kind)
+                    text = report.graph(frame.compile_id, kind)
                     if text is None:
                         continue
                     g = fxtext.parse(text)

@@ -39,7 +39,7 @@ def test_default_mode_every_kernel_timed_fallbacks_joined_launches_counted(tmp_p
     with open_report(rebuilt("h200-block.inspectc", tmp_path)) as r:
         (frame,) = r.frames
         assert frame.timing is not None and frame.timing.time_base == "device"
-        kernels = r.frame_kernels(frame.id)
+        kernels = r.frame_kernels(frame.compile_id)
         assert kernels and all(k.time is not None for k in kernels)
         fallbacks = [k for k in kernels if k.name.startswith("torch.ops.aten._scaled_dot_product")]
         assert len(fallbacks) == 2 and all(k.time for k in fallbacks)  # forward and backward
@@ -56,7 +56,7 @@ def test_cuda_graphs_replay_timed_triton_by_name_externs_said_why(tmp_path: Path
         t = frame.timing
         assert t is not None and t.replay_us and t.replay_calls
         assert t.absent == CUDA_GRAPHS_UNNAMED
-        kernels = r.frame_kernels(frame.id)
+        kernels = r.frame_kernels(frame.compile_id)
         assert all(k.time is not None for k in kernels if k.language == "triton")
         assert all(k.time is None for k in kernels if k.language == "extern")
         # the replay is nearly all that was measured (the cudagraph-trees warm-up and recording

@@ -333,7 +333,9 @@ def test_break_view_of_a_run_with_several_breaks(golden: Path) -> None:
     groups = clusters(data)
     for frame in recompiled:
         stack = next(m for m in groups.values() if f"frame/{frame.compile_id}" in m)
-        assert stack == {f"frame/{f.compile_id}" for f in frames if f.id.frame == frame.id.frame}
+        assert stack == {
+            f"frame/{f.compile_id}" for f in frames if f.compile_id.frame == frame.compile_id.frame
+        }
         incoming = [
             e for t, h, e in visible if h == f"frame/{frame.compile_id}" and "recompile" in e["label"]
         ]
@@ -402,8 +404,7 @@ def test_breaks_resume_by_the_user_functions_name_and_the_break_line(tmp_path: P
     def frame(n: int, function: str, line: int, breaks: tuple[int, ...] = ()) -> Frame:
         stack = (StackFrame(filename="f.py", line=99, function="main"),)
         return Frame(
-            compile_id=f"{n}/0",
-            id=CompileId(frame=n, compile=0),
+            compile_id=CompileId(frame=n, compile=0),
             ordinal=n,
             function=function,
             filename="f.py",
@@ -463,20 +464,25 @@ def hostile_report(path: Path) -> Path:
     origin = Origin(op=h, filename=h, line=3, module=f"layers.0.{h}")
     for name, lang, fused in ((f"cpp_{h}", "cpp", ("sin", "sin_1", h)), (f"extern_{h}", "extern", ("cos",))):
         kernel = Kernel(
-            id=-1, compile_id="0/0", name=name, language=lang, kind=h, source_size=1,
+            id=-1, compile_id=CompileId.parse("0/0"), name=name, language=lang, kind=h, source_size=1,
             fused_nodes=fused, origins=(origin,), time=time,
         )  # fmt: skip
         writer.add_kernel(kernel, rank=None, seq=seq, start=0, stop=1)
     gb = GraphBreak(reason=h, filename=f"/tmp/{h}", line=3)
     writer.put_frame(
-        Frame(compile_id="0/0", ordinal=0, function=h, filename=h, line=1, status="graph_break",
+        Frame(compile_id=CompileId.parse("0/0"), ordinal=0, function=h, filename=h, line=1, status="graph_break",
               graph_breaks=(gb,), graph_kinds=("post_grad",), kernel_count=2)
     )  # fmt: skip
     writer.put_frame(
-        Frame(compile_id="1/0", ordinal=1, function=f"torch_dynamo_resume_in_{h}_at_3", status="ok")
+        Frame(
+            compile_id=CompileId.parse("1/0"),
+            ordinal=1,
+            function=f"torch_dynamo_resume_in_{h}_at_3",
+            status="ok",
+        )
     )
     writer.put_frame(
-        Frame(compile_id="0/1", ordinal=2, function=h, filename=h, line=1, status="failed",
+        Frame(compile_id=CompileId.parse("0/1"), ordinal=2, function=h, filename=h, line=1, status="failed",
               failure=Failure(fail_type=h, reason=h),
               recompiles=(Recompile(text=h, earlier_compile_id=CompileId.parse("0/0"), guard=h),))
     )  # fmt: skip

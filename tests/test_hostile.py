@@ -32,6 +32,7 @@ from conftest import REPORTS, ROOT, run_cli
 
 from inspectc.capture.importer import import_logs
 from inspectc.errors import InspectcError, ReportError
+from inspectc.model import CompileId
 from inspectc.render.export import export_report
 from inspectc.render.summary import render_summary
 from inspectc.store import schema
@@ -101,8 +102,8 @@ def read_everything(path: Path) -> None:
         kernels = r.kernels
         for frame in frames:
             for kind in frame.graph_kinds:
-                r.graph(frame.id, kind)
-            r.frame_kernels(frame.id)
+                r.graph(frame.compile_id, kind)
+            r.frame_kernels(frame.compile_id)
         for kernel in kernels[:50]:
             r.kernel_source(kernel)
         for event in r.events(limit=500):
@@ -212,7 +213,7 @@ def test_100mb_payload_is_read_lazily(tmp_path: Path) -> None:
     text = big * (100 * 1024 * 1024 // len(big))
     with open_report(path) as r:
         frame = r.frames[0]
-        seq = next(e.seq for e in r.events(frame.id) if e.name == "inductor_output_code")
+        seq = next(e.seq for e in r.events(frame.compile_id) if e.name == "inductor_output_code")
     edit(path, ("UPDATE events SET payload = ? WHERE seq = ?", (compress(text), seq)))
     summary = run_cli("summary", str(path), timeout=120)
     assert summary.returncode == 0, summary.stderr
@@ -799,7 +800,7 @@ def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path, traces_dir
     other = planted_report(tmp_path / "other.inspectc", evil, GOLDEN)
     log = planted_log(tmp_path, evil, traces_dir / "simple.log")
     with open_report(report) as r:
-        cid = next(f.compile_id for f in r.frames if "post_grad" in f.graph_kinds)
+        cid = next(str(f.compile_id) for f in r.frames if "post_grad" in f.graph_kinds)
     bundle = tmp_path / "shared" / "evil.share.zip"
     named = tmp_path / ("named" + evil.replace("/", "|") + ".inspectc")  # escapes in a file name
     shutil.copyfile(GOLDEN, named)
@@ -931,7 +932,15 @@ def rank_report(path: Path, rank: int) -> Path:
         "filename": f"/tmp/torchinductor_{RANK_USERS[2]}/ab/out.py",  # the cache folder names dv
     }
     made.event("inductor_output_code", payload, compile_id="0/0", metadata=metadata)
-    made.frame(Frame(compile_id="0/0", rank=rank, function="f", filename=f"/mnt/src/{user}/train.py", line=3))
+    made.frame(
+        Frame(
+            compile_id=CompileId.parse("0/0"),
+            rank=rank,
+            function="f",
+            filename=f"/mnt/src/{user}/train.py",
+            line=3,
+        )
+    )
     return made.close()
 
 

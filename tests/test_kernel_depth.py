@@ -121,7 +121,7 @@ def test_occupancy_and_grid_estimates() -> None:
 def test_output_code_launches_of_triton_and_cpp_kernels() -> None:
     with Report(GPU_DATA / "h200-block.inspectc") as report:
         k = next(k for k in report.kernels if k.name.startswith("triton_poi_fused__unsafe_view_add_clone"))
-        launch = launch_from_code(report.graph(k.cid, k.graph_kind) or "", k.meta, "cuda")
+        launch = launch_from_code(report.graph(k.compile_id, k.graph_kind) or "", k.meta, "cuda")
     tensors = [a for a in launch.args if a.kind == "tensor"]
     assert [a.name for a in launch.args] == ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel"]
     assert (
@@ -130,7 +130,7 @@ def test_output_code_launches_of_triton_and_cpp_kernels() -> None:
     assert launch.args[-1].value == 3145728 and launch.source == "output_code"
     with Report(SAMPLES / "reports" / "mlp_train.inspectc") as report:
         k = next(k for k in report.kernels if k.name == "cpp_fused_add_1")
-        code = report.graph(k.cid, k.graph_kind) or ""
+        code = report.graph(k.compile_id, k.graph_kind) or ""
         launch = launch_from_code(code, k.meta, "cpu")
         assert [(a.shape, a.stride, a.dtype) for a in launch.args] == [((16, 32), (32, 1), "float32")] * 2
         with pytest.raises(LaunchArgsError):

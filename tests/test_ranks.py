@@ -16,16 +16,26 @@ import pytest
 from conftest import SAMPLES, run_cli
 
 from inspectc.analysis.ranks import DdpSplit, rank_differences
-from inspectc.model import Frame, GraphBreak, Kernel, Recompile
+from inspectc.model import CompileId, Frame, GraphBreak, Kernel, Recompile
 from inspectc.store.open import open_report
 
 
 def frame(rank: int, cid: str, **kw: Any) -> Frame:
-    return Frame(compile_id=cid, rank=rank, filename="/w/train.py", line=10, function="forward", **kw)
+    return Frame(
+        compile_id=CompileId.parse(cid), rank=rank, filename="/w/train.py", line=10, function="forward", **kw
+    )
 
 
 def kernel(rank: int, cid: str, name: str) -> Kernel:
-    return Kernel(id=0, compile_id=cid, rank=rank, name=name, language="cpp", kind="pointwise", source_size=1)
+    return Kernel(
+        id=0,
+        compile_id=CompileId.parse(cid),
+        rank=rank,
+        name=name,
+        language="cpp",
+        kind="pointwise",
+        source_size=1,
+    )
 
 
 def test_identical_ranks_have_no_differences() -> None:
@@ -38,8 +48,16 @@ def test_identical_ranks_have_no_differences() -> None:
 def test_ranks_that_record_one_file_differently_match() -> None:
     """Rank 0 ran from /home/a/proj (absolute paths), rank 1 from /scratch/proj (relative)."""
     gb = GraphBreak(reason="print()", filename="/home/a/proj/train.py", line=12)
-    ours = Frame(compile_id="0/0", rank=0, filename="/home/a/proj/train.py", line=10, function="forward")
-    theirs = Frame(compile_id="0/0", rank=1, filename="train.py", line=10, function="forward")
+    ours = Frame(
+        compile_id=CompileId.parse("0/0"),
+        rank=0,
+        filename="/home/a/proj/train.py",
+        line=10,
+        function="forward",
+    )
+    theirs = Frame(
+        compile_id=CompileId.parse("0/0"), rank=1, filename="train.py", line=10, function="forward"
+    )
     frames = [
         replace(ours, graph_breaks=(gb,)),
         replace(theirs, graph_breaks=(replace(gb, filename="train.py"),)),
@@ -58,7 +76,10 @@ def test_recompile_break_kernel_and_split_differences() -> None:
         frame(1, "0/1", recompiles=(Recompile(text="0/0: size mismatch", guard="size mismatch"),)),
     ]
     kernels = [kernel(0, "0/0", "cpp_fused_add_0"), kernel(1, "0/0", "cpp_fused_add_mul_0")]
-    splits = [DdpSplit(0, "0/0", ("submod_0", "submod_1")), DdpSplit(1, "0/0", ("submod_0",))]
+    splits = [
+        DdpSplit(CompileId.parse("0/0", 0), ("submod_0", "submod_1")),
+        DdpSplit(CompileId.parse("0/0", 1), ("submod_0",)),
+    ]
     diffs = {d.kind: d for d in rank_differences(frames, kernels, splits)}
     assert set(diffs) == {"recompile", "graph_break", "status", "kernels", "ddp_split"}
     rec = diffs["recompile"]
@@ -73,7 +94,9 @@ def test_recompile_break_kernel_and_split_differences() -> None:
 
 
 def test_frame_missing_on_a_rank() -> None:
-    other = Frame(compile_id="1/0", rank=0, filename="/w/train.py", line=30, function="helper")
+    other = Frame(
+        compile_id=CompileId.parse("1/0"), rank=0, filename="/w/train.py", line=30, function="helper"
+    )
     frames = [frame(0, "0/0"), frame(1, "0/0"), frame(2, "0/0"), other]
     (diff,) = rank_differences(frames)
     assert diff.kind == "frame" and diff.ranks_with == (0,) and diff.ranks_without == (1, 2)

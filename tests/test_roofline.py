@@ -60,7 +60,7 @@ def test_fallback_is_inductors_bytes_over_the_isolated_time_over_the_copy_bandwi
                 continue
             found = GB.search(r.kernel_source(k))  # the generated source, not our parser
             assert found is not None and rf is not None and rf.gb == pytest.approx(float(found.group(1)))
-            figures = r.bench.kernel(k.cid, k.graph_kind, k.name)
+            figures = r.bench.kernel(k.compile_id, k.graph_kind, k.name)
             profile = figures.get("module_profiler")
             if profile is not None and profile.launches:
                 launch_us = profile.median_us / profile.launches
@@ -88,7 +88,7 @@ def test_kernels_table_and_graph_show_isolated_and_limit() -> None:
 def test_without_metadata_or_bench_it_says_why() -> None:
     triton = Kernel(
         id=1,
-        compile_id="0/0",
+        compile_id=CompileId.parse("0/0"),
         name="triton_poi_fused_add_0",
         language="triton",
         kind="pointwise",
@@ -97,7 +97,13 @@ def test_without_metadata_or_bench_it_says_why() -> None:
     assert limit_text(roofline(triton, BenchResults())) == NOT_RECORDED
     meta = {"inductor_meta": {"kernel_num_gb": 0.5}}
     with_gb = Kernel(
-        id=2, compile_id="0/0", name="k", language="triton", kind="pointwise", source_size=1, meta=meta
+        id=2,
+        compile_id=CompileId.parse("0/0"),
+        name="k",
+        language="triton",
+        kind="pointwise",
+        source_size=1,
+        meta=meta,
     )
     assert limit_text(roofline(with_gb, BenchResults())) == NOT_MEASURED
     fig = summarize([10.0] * 5, "kernel_harness", per="launch")
@@ -159,7 +165,14 @@ def test_the_dram_model_on_recorded_h200_launches_is_irs_dram_share() -> None:
     for name, rec in recorded.items():
         reads = read_bytes(parse_detail(json.dumps(rec["detail"])))
         assert reads is not None
-        kernel = Kernel(id=1, compile_id="0/0", name=name, language="triton", kind="pointwise", source_size=1)
+        kernel = Kernel(
+            id=1,
+            compile_id=CompileId.parse("0/0"),
+            name=name,
+            language="triton",
+            kind="pointwise",
+            source_size=1,
+        )
         rf = roofline(kernel, _h200_bench((None, "0/0", "output_code", name), rec["isolated_us"]), reads)
         share = DramShare(
             read_bytes=reads, launch_us=rec["isolated_us"], peak_gbps=DRAM_PEAK_GBPS["NVIDIA H200"]
@@ -180,7 +193,8 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
         k = next(
             k
             for k in r.kernels
-            if k.language == "triton" and "module_profiler" in r.bench.kernel(k.cid, k.graph_kind, k.name)
+            if k.language == "triton"
+            and "module_profiler" in r.bench.kernel(k.compile_id, k.graph_kind, k.name)
         )
     launch = json.loads((NCU / "launches.json").read_text())["triton_poi_fused_7"]["detail"]["launches"]
     db = sqlite3.connect(report)
@@ -205,7 +219,7 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
     ir = run_cli("ir", str(report), k.name, check=True).stdout
     assert f"% of limit (DRAM model): {cell} of the DRAM peak 4,802 GB/s" in ir, ir
     with open_report(report) as r:
-        dot = fusion_dot(r, k.cid, max_nodes=0, color_by="roofline")
+        dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
     assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
     from inspectc.render.share.info import gather, kernel_columns
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,10 @@ def test_v1_report_opens_with_typed_ids_and_kernel_ranks() -> None:
         assert r.schema_version == 1
         assert r.frames, "the v1 report has frames"
         for f in r.frames:
-            assert isinstance(f.id, CompileId)
-            assert f.id.text == f.compile_id
-            assert (f.id.frame, f.id.compile) == tuple(int(x) for x in f.compile_id.split("/"))
+            assert isinstance(f.compile_id, CompileId) and f.compile_id.frame is not None
+            assert (f.compile_id.frame, f.compile_id.compile) == tuple(
+                int(x) for x in f.compile_id.text.split("/")
+            )
         assert all(k.rank is None for k in r.kernels)
         assert r.run.options.profile_window == (1, 10)
 
@@ -55,12 +57,20 @@ def test_new_report_is_current_version_and_round_trips_typed_fields(tmp_path: Pa
     path = tmp_path / "new.inspectc"
     w = ReportWriter(path)
     cid = CompileId(rank=3, frame=2, compile=1, attempt=1)
-    w.put_frame(Frame(compile_id=cid.text, rank=3, id=cid))
+    w.put_frame(Frame(compile_id=cid, rank=3))
     seq = w.add_event(
         name="inductor_output_code", metadata={}, payload="x", compile_id="2/1", rank=3, ts=None
     )
     w.add_kernel(
-        Kernel(id=-1, compile_id="2/1", rank=3, name="k", language="cpp", kind="pointwise", source_size=1),
+        Kernel(
+            id=-1,
+            compile_id=CompileId.parse("2/1"),
+            rank=3,
+            name="k",
+            language="cpp",
+            kind="pointwise",
+            source_size=1,
+        ),
         seq=seq,
         start=0,
         stop=1,
@@ -69,9 +79,16 @@ def test_new_report_is_current_version_and_round_trips_typed_fields(tmp_path: Pa
     w.close()
     with open_report(path) as r:
         assert r.schema_version == SCHEMA_VERSION
-        assert r.frames[0].id == cid and str(r.frames[0].id) == "2/1_1"
+        assert r.frames[0].compile_id == cid and str(r.frames[0].compile_id) == "2/1_1"
         assert r.kernels[0].rank == 3
         assert r.frame_kernels(CompileId.parse("2/1", 3)) == r.kernels
+    # On disk the id stays text, as torch printed it, and the frame's JSON also has its fields.
+    with closing(sqlite3.connect(path)) as db:
+        column, data = db.execute("SELECT compile_id, data FROM frames").fetchone()
+        kernel_column = db.execute("SELECT compile_id FROM kernels").fetchone()[0]
+    plain = json.loads(data)
+    assert (column, plain["compile_id"], kernel_column) == ("2/1_1", "2/1_1", "2/1")
+    assert list(plain)[:3] == ["compile_id", "rank", "id"] and plain["id"]["attempt"] == 1
 
 
 @pytest.mark.parametrize(
@@ -127,6 +144,6 @@ def test_every_version_has_its_step_and_a_committed_report_that_opens(version: i
     for path in found:
         with open_report(path) as r:
             assert r.schema_version == version
-            assert r.frames and all(f.id is not None for f in r.frames)
+            assert r.frames and all(f.compile_id is not None for f in r.frames)
         proc = run_cli("export", str(path), "--json")
         assert proc.returncode == 0 and json.loads(proc.stdout)["frames"], proc.stderr

@@ -76,7 +76,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
     kernels = [
         Kernel(
             id=-1,
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             name=source.split("(")[0].removeprefix("def "),
             language="triton",
             kind="pointwise",
@@ -109,7 +109,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
     )
     w.frame(
         Frame(
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             function="f",
             filename=f"{HOME}/proj/train.py",
             line=10,
@@ -131,7 +131,7 @@ def crafted_report(path: Path, *, breaks: int = 3, reason_len: int = 0) -> Path:
     )
     w.frame(
         Frame(
-            compile_id="1/0",
+            compile_id=CompileId.parse("1/0"),
             ordinal=1,
             function="g",
             filename=f"{HOME}/proj/train.py",

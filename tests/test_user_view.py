@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from inspectc.model import CompileId
 from inspectc.render.share.html import render_html
 from inspectc.render.share.markdown import gather, render_markdown
 from inspectc.store.open import open_report
@@ -117,8 +118,8 @@ def test_unresumable_fail_reason_is_whole_with_hints_and_groups_with_its_artifac
     assert fail.gb_id == "GB0142" and fail.frame_skipped
     located = dataclasses.replace(fail, filename=whole.filename, line=whole.line)
     frames = [
-        Frame(compile_id="0/0", graph_breaks=(whole,)),
-        Frame(compile_id="1/0", graph_breaks=(located,)),
+        Frame(compile_id=CompileId.parse("0/0"), graph_breaks=(whole,)),
+        Frame(compile_id=CompileId.parse("1/0"), graph_breaks=(located,)),
     ]
     groups = break_groups(frames)
     assert len(groups) == 1 and groups[0].count == 2
@@ -199,7 +200,7 @@ def test_print_fix_offers_reordering_only_for_constant_arguments(
     from inspectc.analysis.remedies import remedies
     from inspectc.model import Frame
 
-    found = remedies([Frame(compile_id="0/0", graph_breaks=(_print_break(types, classes),))])
+    found = remedies([Frame(compile_id=CompileId.parse("0/0"), graph_breaks=(_print_break(types, classes),))])
     configs = [r.change.option for r in found if r.change]
     assert (configs == ["dynamo.reorderable_logging_functions+=print"]) is offered, configs
     assert [r.code for r in found if r.change is None] == ["move the print out of the compiled function"]
@@ -219,7 +220,9 @@ def test_api_report_says_what_to_do_instead_of_suggest(tmp_path: Path) -> None:
     item = parse_break((_BREAKS / "2.13.0-cpu-breaks-2_0.txt").read_text(encoding="utf-8"))
     report = tmp_path / "notebook.inspectc"
     made = ReportFactory(report, Run(argv=("ipykernel",), mode="api", cwd=str(tmp_path), exit_code=0))
-    made.frame(Frame(compile_id="0/0", function="f", status="graph_break", graph_breaks=(item,)))
+    made.frame(
+        Frame(compile_id=CompileId.parse("0/0"), function="f", status="graph_break", graph_breaks=(item,))
+    )
     made.close()
 
     summary = run_cli("summary", str(report), check=True).stdout
@@ -251,7 +254,7 @@ def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
     resume = "torch_dynamo_resume_in_forward_at_"
     frames = [
         Frame(
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             ordinal=0,
             function="forward",
             filename="m.py",
@@ -260,7 +263,7 @@ def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
             graph_breaks=(dataclasses.replace(gb, user_stack=outer_stack),),
         ),
         Frame(
-            compile_id="1/0",
+            compile_id=CompileId.parse("1/0"),
             ordinal=1,
             function="forward",
             filename="m.py",
@@ -268,14 +271,16 @@ def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
             status="graph_break",
             graph_breaks=(dataclasses.replace(gb, user_stack=outer_stack),),
         ),
-        Frame(compile_id="2/0", ordinal=2, function=f"{resume}5", filename="m.py", line=5),
-        Frame(compile_id="3/0", ordinal=3, function=f"{resume}14", filename="m.py", line=14),
-        Frame(compile_id="4/0", ordinal=4, function=f"{resume}14", filename="other.py", line=14),
+        Frame(compile_id=CompileId.parse("2/0"), ordinal=2, function=f"{resume}5", filename="m.py", line=5),
+        Frame(compile_id=CompileId.parse("3/0"), ordinal=3, function=f"{resume}14", filename="m.py", line=14),
+        Frame(
+            compile_id=CompileId.parse("4/0"), ordinal=4, function=f"{resume}14", filename="other.py", line=14
+        ),
     ]
     outer_target = resume_target(frames[0], frames)
     inner_target = resume_target(frames[1], frames)
-    assert outer_target is not None and outer_target.compile_id == "3/0"
-    assert inner_target is not None and inner_target.compile_id == "2/0"
+    assert outer_target is not None and str(outer_target.compile_id) == "3/0"
+    assert inner_target is not None and str(inner_target.compile_id) == "2/0"
 
 
 # ---------------------------------------------------------------------------
@@ -347,7 +352,7 @@ def test_wrapper_frame_is_named_by_the_model_method_and_the_users_call(tmp_path:
     made = ReportFactory(report, Run(argv=("inspectc", "run", "gpt2.py"), cwd=str(tmp_path), exit_code=0))
     made.frame(
         Frame(
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             function="wrapper",
             filename=wrapper.filename,
             line=wrapper.line,

@@ -77,7 +77,7 @@ def test_hf_bert_forward(captures: Captures) -> None:
         (frame,) = report.frames
         assert frame.status == "ok" and not frame.recompiles
         assert "dynamo" in frame.graph_kinds and "output_code" in frame.graph_kinds
-        kernels = report.frame_kernels(frame.id)
+        kernels = report.frame_kernels(frame.compile_id)
         assert len(kernels) == frame.kernel_count > 3
         assert any(k.language == "cpp" for k in kernels)
         assert all(report.kernel_source(k).strip() for k in kernels)
@@ -279,7 +279,7 @@ def test_gpu_sin_sin_is_one_triton_kernel(captures: Captures, cuda: str) -> None
     run = ok(captures.get("sin_sin.py", "--device", cuda, label="cuda"))
     with open_report(run.report) as report:
         (frame,) = report.frames
-        (kernel,) = report.frame_kernels(frame.id)
+        (kernel,) = report.frame_kernels(frame.compile_id)
         assert kernel.language == "triton"
         source = report.kernel_source(kernel)
         assert "@triton.jit" in source and source.count("sin(") >= 2

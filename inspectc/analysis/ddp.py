@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspectc.analysis.views import printable as _clean
-from inspectc.model import Frame
+from inspectc.model import CompileId, Frame
 from inspectc.store.reader import Report
 from inspectc.trace.payloads import ddp
 
@@ -29,9 +29,12 @@ Rank = int | None
 class DdpSplit:
     """A frame whose graph DDPOptimizer split into submodules at bucket boundaries."""
 
-    rank: Rank
-    compile_id: str
+    compile_id: CompileId  # with the rank
     submodules: tuple[str, ...]
+
+    @property
+    def rank(self) -> Rank:
+        return self.compile_id.rank
 
 
 def ddp_splits(report: Report) -> list[DdpSplit]:
@@ -40,9 +43,9 @@ def ddp_splits(report: Report) -> list[DdpSplit]:
     for f in report.frames:
         if not _may_have_splits(f):
             continue
-        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.id))
+        names = ddp.submodules((e.name, e.metadata) for e in report.events(f.compile_id))
         if names is not None:
-            out.append(DdpSplit(rank=f.rank, compile_id=f.compile_id, submodules=names))
+            out.append(DdpSplit(compile_id=f.compile_id, submodules=names))
     return out
 
 
@@ -66,7 +69,7 @@ def in_ddp_wrapper(frame: Frame) -> bool:
 
 def export_ddp_splits(report: Report) -> list[dict[str, Any]]:
     return [
-        {"rank": s.rank, "compile_id": s.compile_id, "submodules": list(s.submodules)}
+        {"rank": s.rank, "compile_id": str(s.compile_id), "submodules": list(s.submodules)}
         for s in ddp_splits(report)
     ]
 
@@ -80,9 +83,9 @@ def render_splits(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> list[s
         lines.append(
             "  DDPOptimizer split these graphs at gradient-bucket boundaries (DDP splits, not graph breaks):"
         )
-    by_frame = {(f.rank, f.compile_id): f for f in frames}
+    by_frame = {f.compile_id: f for f in frames}
     for s in splits[:MAX_SHOWN]:
-        f = by_frame.get((s.rank, s.compile_id))
+        f = by_frame.get(s.compile_id)
         rank = f"r{s.rank} " if s.rank is not None else ""
         names = ", ".join(s.submodules[:6]) + (", …" if len(s.submodules) > 6 else "")
         lines.append(
@@ -93,7 +96,9 @@ def render_splits(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> list[s
         lines.append(f"  … {len(splits) - MAX_SHOWN} more split frames")
     if wrapper:
         count = sum(len(f.graph_breaks) for f in wrapper)
-        ids = ", ".join(sorted({f.compile_id for f in wrapper}))
+        ids = ", ".join(
+            str(c) for c in sorted({f.compile_id.without_rank() for f in wrapper}, key=lambda c: c.sort_key)
+        )
         lines.append(
             f"  {count} graph break{'s' * (count != 1)} inside DDP's own wrapper ({DDP_WRAPPER_FILE};"
             f" frames {ids}): torch's code around your model, expected when compiling a DDP module"

@@ -40,7 +40,7 @@ from inspectc.analysis.difftimes import (
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.views import one_line
 from inspectc.analysis.views import printable as _clean
-from inspectc.model import Frame, Kernel, without_id_prefix
+from inspectc.model import CompileId, Frame, Kernel, without_id_prefix
 from inspectc.store.reader import Report
 
 _INDEX = re.compile(r"(?:_\d+|:\d+)$")
@@ -182,7 +182,7 @@ class _Side:
     report: Report
     cwd: str | None
     frames: dict[RunMatch, Frame]
-    kernels: dict[tuple[Rank, str], list[Kernel]]
+    kernels: dict[CompileId, list[Kernel]]
     multi_rank: bool
 
     fallback_cwd: str | None = None  # the other run's, for a run that recorded none
@@ -197,9 +197,9 @@ class _Side:
             base = (f.rank, comparable_path(f.filename, cwd, [fallback]), f.function or "?")
             frames[(*base, seen[base])] = f
             seen[base] += 1
-        kernels: dict[tuple[Rank, str], list[Kernel]] = {}
+        kernels: dict[CompileId, list[Kernel]] = {}
         for k in report.kernels:
-            kernels.setdefault((k.rank, k.compile_id), []).append(k)
+            kernels.setdefault(k.compile_id, []).append(k)
         multi = len({f.rank for f in report.frames}) > 1
         return cls(report, cwd, frames, kernels, multi, fallback)
 
@@ -207,7 +207,7 @@ class _Side:
         return comparable_path(path, self.cwd, [self.fallback_cwd])
 
     def frame_kernels(self, frame: Frame) -> list[Kernel]:
-        return self.kernels.get((frame.rank, frame.compile_id), [])
+        return self.kernels.get(frame.compile_id, [])
 
 
 def _side_summary(label: str, report: Report) -> RunSide:

@@ -82,7 +82,7 @@ def _symbol_lines(frames: list[Frame], clean: Clean, locate: Locate) -> list[str
         names = ", ".join(f"{clean(x.symbol)}={clean(str(x.source))}" for x in symbols[:3])
         more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
         lines.append(
-            f"  {(f'r{f.rank} ' if ranked and f.rank is not None else '') + f.compile_id:<6} "
+            f"  {f.compile_id.label if ranked else str(f.compile_id):<6} "
             f"{clean(f.function or '?')}(): {names}{more}; "
             f"{len(guards)} shape guard{'s' * (len(guards) != 1)}"
         )

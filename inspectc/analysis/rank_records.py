@@ -60,10 +60,10 @@ def record_differences(
     if len(ranks) < 2:
         return []
     common = frames_on_every_rank(frames, ranks, cwds)
-    graphs = {(g.rank, g.compile_id): g for g in records.collectives}
+    graphs = {g.compile_id: g for g in records.collectives}
     out = _cache_differences(common, ranks)
     for key, per_rank in common:
-        entries = {r: graphs.get((r, per_rank[r].compile_id)) for r in ranks}
+        entries = {r: graphs.get(per_rank[r].compile_id) for r in ranks}
         out.extend(_graph_differences(key, entries, per_rank, ranks))
     out.extend(_parity(records.collectives, ranks))
     out.extend(_execution_order(records, ranks))

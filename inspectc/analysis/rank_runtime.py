@@ -38,7 +38,7 @@ MAX_RANKS = 16  # ranks listed per graph in the summary
 class GraphRuntime:
     """One graph's estimated runtime on every rank that logged estimates for it."""
 
-    compile_id: str
+    compile_id: CompileId  # the same graph on every rank (no rank)
     function: str | None
     ms: dict[int | None, float]  # rank -> estimated ms
     ops: dict[int | None, int]  # rank -> scheduled ops
@@ -62,7 +62,7 @@ class ParityIssue:
     """A graph whose code calls other collectives than its schedule lists, or skips waits."""
 
     rank: int | None
-    compile_id: str
+    compile_id: CompileId
     offset: int  # sum over kinds of |scheduled - called|
     missing_waits: int  # collectives called minus wait_tensor calls
     scheduled: dict[str, int]
@@ -80,14 +80,14 @@ def collective_kind(op: str) -> str | None:
 
 def graph_runtimes(records: RunRecords, frames: Sequence[Frame] = ()) -> list[GraphRuntime]:
     """Per compile id with estimates on any rank, in compile-id order."""
-    names = {f.compile_id: f.function for f in frames}
-    compiled: dict[str, set[int | None]] = {}
+    names = {f.compile_id.without_rank(): f.function for f in frames}
+    compiled: dict[CompileId, set[int | None]] = {}
     for f in frames:
-        compiled.setdefault(f.compile_id, set()).add(f.rank)
-    per_id: dict[str, dict[int | None, GraphCollectives]] = {}
+        compiled.setdefault(f.compile_id.without_rank(), set()).add(f.rank)
+    per_id: dict[CompileId, dict[int | None, GraphCollectives]] = {}
     for g in records.collectives:
         if g.estimates:
-            per_id.setdefault(g.compile_id, {})[g.rank] = g
+            per_id.setdefault(g.compile_id.without_rank(), {})[g.rank] = g
     out = []
     for cid in sorted(per_id, key=_id_order):
         graphs = per_id[cid]
@@ -108,7 +108,7 @@ def graph_runtimes(records: RunRecords, frames: Sequence[Frame] = ()) -> list[Gr
 def schedule_groups(records: RunRecords) -> list[tuple[tuple[int | None, ...], tuple[str, ...]]]:
     """(ranks, their collective sequence) per distinct sequence, largest group first; [] when
     no rank logged a schedule."""
-    by_rank: dict[int | None, list[tuple[str, tuple[str, ...]]]] = {}
+    by_rank: dict[int | None, list[tuple[CompileId, tuple[str, ...]]]] = {}
     for g in records.collectives:
         if g.schedule is not None:
             by_rank.setdefault(g.rank, []).append((g.compile_id, g.schedule))
@@ -208,7 +208,7 @@ def export_runtime(records: RunRecords, frames: Sequence[Frame]) -> dict[str, An
     return {
         "graphs": [
             {
-                "compile_id": g.compile_id,
+                "compile_id": str(g.compile_id),
                 "function": g.function,
                 "ms_by_rank": [{"rank": r, "ms": round(ms, 6), "ops": g.ops[r]} for r, ms in g.ms.items()],
                 "not_recorded_ranks": list(g.missing),
@@ -224,7 +224,7 @@ def export_runtime(records: RunRecords, frames: Sequence[Frame]) -> dict[str, An
         "collectives_parity": [
             {
                 "rank": p.rank,
-                "compile_id": p.compile_id,
+                "compile_id": str(p.compile_id),
                 "offset": p.offset,
                 "missing_waits": p.missing_waits,
                 "scheduled": p.scheduled,
@@ -261,14 +261,6 @@ def _rank_order(rank: int | None) -> int:
     return -1 if rank is None else rank
 
 
-def _id_order(cid: str) -> tuple[int, int, int, int, int]:
-    """``0/10`` after ``0/9``; compiled-autograd ids (``!0/1/0``) after Dynamo's."""
-    c = CompileId.parse(cid)
-    autograd = -1 if c.autograd is None else c.autograd
-    return (
-        autograd,
-        -1 if c.frame is None else c.frame,
-        -1 if c.compile is None else c.compile,
-        c.occurrence,
-        c.attempt,
-    )
+def _id_order(cid: CompileId) -> tuple[int, ...]:
+    """``0/10`` after ``0/9``; compiled-autograd ids (``!0/1/0``) after Dynamo's; any rank."""
+    return cid.without_rank().sort_key

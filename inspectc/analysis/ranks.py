@@ -74,19 +74,13 @@ def _rank_text(rank: Rank) -> str:
     return "none" if rank is None else str(rank)
 
 
-def compile_index(compile_id: str) -> str:
-    """Which compile of a frame: "0" first, "1"+ recompiles; compiled-autograd ids keep their prefix."""
-    cid = CompileId.parse(compile_id)
-    return cid.index if str(cid) == compile_id else compile_id  # not an id: it stands for itself
-
-
 Cwds = Mapping[Rank, str | None]  # each rank's working directory, where recorded
 
 
 def frame_key(frame: Frame, cwds: Cwds | None = None) -> RankMatch:
     """Where a frame's code is (its path as :func:`comparable_path` keys it) and which compile."""
     path = _path(frame.filename, frame.rank, cwds)
-    return (path, frame.line, frame.function, compile_index(frame.compile_id))
+    return (path, frame.line, frame.function, frame.compile_id.index)  # rank-free: "1" of r0's and r1's "0/1"
 
 
 def _path(filename: str | None, rank: Rank, cwds: Cwds | None) -> str | None:
@@ -260,12 +254,12 @@ def _frame_differences(
 def _kernel_differences(
     common: list[tuple[RankMatch, dict[Rank, Frame]]], kernels: Sequence[Kernel], ranks: list[Rank]
 ) -> list[RankDifference]:
-    by_frame: dict[tuple[Rank, str], Counter[str]] = {}
+    by_frame: dict[CompileId, Counter[str]] = {}
     for k in kernels:
-        by_frame.setdefault((k.rank, k.compile_id), Counter())[kernel_signature(k)] += 1
+        by_frame.setdefault(k.compile_id, Counter())[kernel_signature(k)] += 1
     out = []
     for key, per_rank in common:
-        sets = {r: by_frame.get((r, per_rank[r].compile_id), Counter()) for r in ranks}
+        sets = {r: by_frame.get(per_rank[r].compile_id, Counter()) for r in ranks}
         if len({_freeze(dict(c)) for c in sets.values()}) == 1:
             continue
         everywhere = sets[ranks[0]].copy()
@@ -280,10 +274,10 @@ def _kernel_differences(
 def _split_differences(
     common: list[tuple[RankMatch, dict[Rank, Frame]]], splits: Sequence[DdpSplit], ranks: list[Rank]
 ) -> list[RankDifference]:
-    pieces = {(s.rank, s.compile_id): len(s.submodules) for s in splits}
+    pieces = {s.compile_id: len(s.submodules) for s in splits}
     out = []
     for key, per_rank in common:
-        values = {r: pieces.get((r, per_rank[r].compile_id), 0) for r in ranks}
+        values = {r: pieces.get(per_rank[r].compile_id, 0) for r in ranks}
         if len(set(values.values())) > 1:
             odd, same = _majority_split(values, ranks)
             out.append(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspectc.analysis.views import break_groups
-from inspectc.model import CONFIG_MODULES, Frame, Run
+from inspectc.model import CONFIG_MODULES, CompileId, Frame, Run
 
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
@@ -178,14 +178,15 @@ def _code_fix(texts: list[str]) -> str | None:
 
 def _recompile_configs(frames: list[Frame]) -> list[tuple[ConfigChange, str, str]]:
     out: list[tuple[ConfigChange, str, str]] = []
-    sources: dict[str, list[str]] = {}
-    limit_hit: list[str] = []
+    sources: dict[str, list[CompileId]] = {}
+    limit_hit: list[CompileId] = []
     for frame in frames:
         for rec in frame.recompiles:
             for source, _index in _SIZE_MISMATCH.findall(rec.text):
                 ids = sources.setdefault(_source_expr(source), [])
-                if frame.compile_id not in ids:  # one recompile can list a guard per cache entry
-                    ids.append(frame.compile_id)
+                cid = frame.compile_id.without_rank()  # the same compile on every rank counts once
+                if cid not in ids:  # one recompile can list a guard per cache entry
+                    ids.append(cid)
             if _LIMIT_HIT.search(rec.text):
                 limit_hit.append(frame.compile_id)
         if frame.failure and frame.failure.reason and _LIMIT_HIT.search(frame.failure.reason):

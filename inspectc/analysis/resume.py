@@ -65,7 +65,7 @@ def ambiguous_resumes(frames: Sequence[Frame]) -> list[Frame]:
     codes: dict[tuple[int | None, str], set[int | None]] = {}
     for frame in frames:
         if frame.function and frame.function.startswith(RESUME_PREFIX):
-            codes.setdefault((frame.rank, frame.function), set()).add(frame.id.frame)
+            codes.setdefault((frame.rank, frame.function), set()).add(frame.compile_id.frame)
     return [
         f
         for f in frames
@@ -151,14 +151,14 @@ def created_by(frames: Sequence[Frame], filename: str | None, line: int | None) 
     for frame in frames:
         parts = resumed_function(frame.function)
         if parts is not None and parts[1] == line and (filename is None or frame.filename == filename):
-            out.setdefault((frame.rank, frame.id.frame), frame)
+            out.setdefault((frame.rank, frame.compile_id.frame), frame)
     return list(out.values())
 
 
 def bytecode(report: Report, frame: Frame) -> Bytecode:
     """*frame*'s ``<name>_ORIGINAL_BYTECODE`` and ``<name>_MODIFIED_BYTECODE`` artifacts."""
     found: dict[str, str | None] = {}
-    for row in report.events(frame.id, limit=10_000):
+    for row in report.events(frame.compile_id, limit=10_000):
         which = bytecode_kind(row.name)
         if which is not None and which not in found:
             found[which] = report.event_payload(row.seq)

@@ -126,7 +126,7 @@ def kernel_bytes(kernel: Kernel) -> tuple[float | None, float | None]:
 def isolated_launch_us(kernel: Kernel, bench: BenchResults) -> tuple[float | None, str | None]:
     """The isolated time per launch and where it comes from: the module profile (device time,
     launch overhead out) first, the kernel harness (do_bench, overhead in) where there is none."""
-    found = bench.kernel(kernel.cid, kernel.graph_kind, kernel.name)
+    found = bench.kernel(kernel.compile_id, kernel.graph_kind, kernel.name)
     if "module_profiler" in found and found["module_profiler"].launches:
         fig = found["module_profiler"]
         return fig.median_us / (fig.launches or 1.0), "isolated module call / launches (profiler)"
@@ -241,7 +241,7 @@ def bench_cells(
     reads = reads or {}
     cells = {}
     for k in kernels:
-        fig = bench.primary(k.cid, k.graph_kind, k.name)
+        fig = bench.primary(k.compile_id, k.graph_kind, k.name)
         iso = f"{fig.median_us:,.1f} (n={fig.n})" if fig else NOT_MEASURED
         cells[k.id] = (iso, limit_text(roofline(k, bench, reads.get(k.id))))
     return cells

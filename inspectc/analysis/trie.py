@@ -117,7 +117,7 @@ def frame_text(node: TrieNode, where: Where) -> str:
 
 
 def leaf_text(leaf: BreakLeaf, *, max_frames: int = 4) -> str:
-    ids = [f.compile_id if f.rank is None else f"r{f.rank} {f.compile_id}" for f in leaf.frames]
+    ids = [f.compile_id.label for f in leaf.frames]
     shown = ", ".join(ids[:max_frames]) + (", …" if len(ids) > max_frames else "")
     gid = f" [{leaf.gb.gb_id}]" if leaf.gb.gb_id else ""
     return f"● {leaf.count}× {leaf.title}{gid}  ({shown})"

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inspectc.analysis.text import one_line, printable
-from inspectc.model import STATUS_FAILED, Frame, GraphBreak
+from inspectc.model import STATUS_FAILED, CompileId, Frame, GraphBreak
 
 __all__ = ["BreakGroup", "Totals", "break_groups", "one_line", "printable", "totals"]
 
@@ -21,8 +21,7 @@ class BreakGroup:
     gb_type: str | None
     gb_id: str | None
     example: GraphBreak
-    compile_ids: list[str] = field(default_factory=list)
-    ranks: list[int | None] = field(default_factory=list)  # each compile id's rank
+    compile_ids: list[CompileId] = field(default_factory=list)  # each with its rank
 
     @property
     def count(self) -> int:
@@ -52,7 +51,6 @@ def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
                     example=gb,
                 )
             group.compile_ids.append(frame.compile_id)
-            group.ranks.append(frame.rank)
     return sorted(groups.values(), key=lambda g: (-g.count, g.location, g.reason))
 
 

@@ -59,7 +59,7 @@ def bench_report(
     try:
         for (rank, cid, graph_kind), kernels in targets.items():
             where = f"{cid} {graph_kind}" + (f" rank {rank}" if rank is not None else "")
-            code = report.graph(kernels[0].cid, graph_kind)
+            code = report.graph(kernels[0].compile_id, graph_kind)
             if not code or "def get_args" not in code or "def call" not in code:
                 errors.append(f"{where}: no output code with Inductor's benchmark harness (get_args/call)")
                 continue
@@ -72,7 +72,7 @@ def bench_report(
                 )
                 continue
             cuda = cuda or on_cuda
-            rows += [((rank, cid, graph_kind, name), fig) for name, fig in got]
+            rows += [((rank, str(cid), graph_kind, name), fig) for name, fig in got]  # the store keys by text
         bandwidth = method = None
         if cuda:
             bandwidth, method = measure.bandwidth_probe()
@@ -99,10 +99,10 @@ def bench_report(
 
 def _targets(
     kernels: list[Kernel], frame: CompileId | None, name: str | None
-) -> dict[tuple[int | None, str, str], list[Kernel]]:
-    out: dict[tuple[int | None, str, str], list[Kernel]] = {}
+) -> dict[tuple[int | None, CompileId, str], list[Kernel]]:
+    out: dict[tuple[int | None, CompileId, str], list[Kernel]] = {}
     for k in kernels:
-        if frame is not None and not k.cid.same_compile(frame):
+        if frame is not None and not k.compile_id.same_compile(frame):
             continue
         out.setdefault((k.rank, k.compile_id, k.graph_kind), []).append(k)
     if name is not None:

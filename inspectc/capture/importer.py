@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from inspectc.errors import RankConflict, UsageError
-from inspectc.model import Frame, Run, RunOptions
+from inspectc.model import CompileId, Frame, Run, RunOptions
 from inspectc.store.writer import ReportWriter
 from inspectc.trace import bounded
 from inspectc.trace.builder import Builder
@@ -203,10 +203,10 @@ class _ImportWriter(ReportWriter):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, flush_s=3600.0, publish_at_close=True)  # a failed import keeps -o's file
-        self.pending: dict[tuple[int | None, str], Frame] = {}
+        self.pending: dict[CompileId, Frame] = {}
 
     def put_frame(self, frame: Frame) -> None:
-        self.pending[(frame.rank, frame.compile_id)] = frame
+        self.pending[frame.compile_id] = frame
 
     def flush(self) -> None:
         pass  # commits happen in commit(), every COMMIT_EVERY events

@@ -52,7 +52,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     target = _target(args)
     with open_report(args.report) as report:
         if args.frame and report.frame(args.frame) is None:
-            known = ", ".join(f.compile_id for f in report.frames[:20])
+            known = ", ".join(str(f.compile_id) for f in report.frames[:20])
             raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         if args.kernel and not any(k.name == args.kernel for k in report.kernels):
             raise UsageError(f"no kernel {args.kernel} in {args.report}")
@@ -84,7 +84,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for error in result.run.errors:
         print(f"inspectc: not measured: {error}", file=sys.stderr)
     with open_report(written) as report:
-        kernels = [k for k in report.kernels if not args.frame or k.cid.same_compile(args.frame)]
+        kernels = [k for k in report.kernels if not args.frame or k.compile_id.same_compile(args.frame)]
         if args.kernel:
             kernels = [k for k in kernels if k.name == args.kernel]
         print(render_kernels(kernels, bench=report.bench))

@@ -8,7 +8,7 @@ from inspectc.analysis.roofline import OVER_LIMIT, Roofline, launch_reads, limit
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
 from inspectc.cli.argv import compile_id_arg
-from inspectc.model import PROFILE_WINDOW, Frame, Kernel, Run
+from inspectc.model import PROFILE_WINDOW, CompileId, Frame, Kernel, Run
 from inspectc.render.timefmt import (
     NOISE_LEGEND,
     Unit,
@@ -29,10 +29,13 @@ NAME_WIDTH = 60
 
 def kernel_rows(kernels: list[Kernel], sort: str = "time") -> list[Kernel]:
     if sort == "name":
-        return sorted(kernels, key=lambda k: (k.name, k.compile_id))
+        return sorted(kernels, key=lambda k: (k.name, k.compile_id.without_rank().sort_key))
     if sort == "calls":
         return sorted(kernels, key=lambda k: (-(k.time.calls if k.time else -1), k.name))
-    return sorted(kernels, key=lambda k: (-(k.time.total_us if k.time else -1.0), k.compile_id, k.id))
+    return sorted(
+        kernels,
+        key=lambda k: (-(k.time.total_us if k.time else -1.0), k.compile_id.without_rank().sort_key, k.id),
+    )
 
 
 def fused_short(kernel: Kernel, width: int = 40) -> str:
@@ -69,7 +72,7 @@ def render_kernels(
     ordered = kernel_rows(kernels, sort)
     reads = reads or {}
     roofs: dict[int, Roofline | None] = {k.id: roofline(k, bench, reads.get(k.id)) for k in ordered}
-    isolated = {k.id: bench.primary(k.cid, k.graph_kind, k.name) for k in ordered}
+    isolated = {k.id: bench.primary(k.compile_id, k.graph_kind, k.name) for k in ordered}
     iso = column_unit(f.median_us if f else None for f in isolated.values())
     med = column_unit(typical(k.time) for k in ordered)
     p90 = column_unit(k.time.p90_us if k.time else None for k in ordered)
@@ -81,9 +84,7 @@ def render_kernels(
     rows: list[tuple[str, ...]] = [header]
     for k in ordered:
         t = k.time
-        frame = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
-        if k.rank is not None:
-            frame = f"r{k.rank} {frame}"
+        frame = k.compile_id.label + (" bwd" if k.graph_kind.endswith("_backward") else "")
         rows.append(
             (
                 cut_middle(_clean(k.name), NAME_WIDTH),  # a name's kind and number are at its ends
@@ -124,14 +125,14 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     timed = sum(1 for k in kernels if k.time)
     noisy = noisy_count(kernels)
     out = [f"{len(kernels)} kernels, {timed} timed" + (f", {noisy} noisy ({NOISE_LEGEND})" if noisy else "")]
-    ids = {k.compile_id for k in kernels}
-    timings = [f.timing for f in frames if f.compile_id in ids]
+    ids = {k.compile_id.without_rank() for k in kernels}  # a frame's lines print once per rank
+    timings = [f.timing for f in frames if f.compile_id.without_rank() in ids]
     env = environment_line(timings)
     if env:
         out.append(_clean(env))  # the time base is report text
     for f in frames:
-        if f.compile_id in ids and f.timing is not None:
-            cid = _clean(f.compile_id)
+        if f.compile_id.without_rank() in ids and f.timing is not None:
+            cid = f.compile_id
             line = shown_vs_measured(f.timing)
             rest = ", ".join(
                 f"{cut_middle(_clean(n), 50)} {v:.1f} µs" for n, v in list(f.timing.unattributed.items())[:3]
@@ -150,14 +151,18 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     return out
 
 
-def untimed_reason(frames: list[Frame], ids: set[str], run: Run | None) -> str:
+def untimed_reason(frames: list[Frame], ids: set[CompileId], run: Run | None) -> str:
     options = run.options if run is not None else None
     if options is None or options.timings is None:
         return "no kernel times recorded (timings not recorded for this report)"
     if options.timings is False:
         return "no kernel times: captured with --no-timings"
     reasons = sorted(
-        {f.timing.absent for f in frames if f.compile_id in ids and f.timing and f.timing.absent}
+        {
+            f.timing.absent
+            for f in frames
+            if f.compile_id.without_rank() in ids and f.timing and f.timing.absent
+        }
     )
     if reasons:
         return "timings were on, but no kernel was timed: " + "; ".join(reasons)
@@ -190,11 +195,11 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     with open_report(args.report) as report:
         kernels = report.kernels
         if args.frame:
-            kernels = [k for k in kernels if k.cid.same_compile(args.frame)]
+            kernels = [k for k in kernels if k.compile_id.same_compile(args.frame)]
             if not kernels and report.frame(args.frame) is None:
                 from inspectc.errors import UsageError
 
-                known = ", ".join(f.compile_id for f in report.frames[:20])
+                known = ", ".join(str(f.compile_id) for f in report.frames[:20])
                 raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         bench = report.bench
         reads = launch_reads(report, kernels) if bench.run is not None else {}  # only where % limit can be

@@ -197,7 +197,7 @@ def repro_files(report: Report) -> list[tuple[str, str]]:
     for f in report.frames:
         if f.status not in _REPRO_STATUSES or "fx_graph_runnable" not in f.graph_kinds:
             continue
-        code = report.graph(f.id, "fx_graph_runnable")
+        code = report.graph(f.compile_id, "fx_graph_runnable")
         if not code or code == LEFT_OUT:
             continue
         rank = f"r{f.rank}-" if f.rank is not None else ""

@@ -10,7 +10,7 @@ The schema version and its changelog live in ``schema.py``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
@@ -60,7 +60,7 @@ GRAPH_KINDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True, slots=True, order=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class CompileId:
     """Which compile of which frame: parsed once where it is read, then carried typed.
 
@@ -87,6 +87,14 @@ class CompileId:
     def __str__(self) -> str:
         return self.text + self._suffix
 
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)  # f"{cid:<8}" pads the text
+
+    @property
+    def label(self) -> str:
+        """The id for a table of several ranks: "r1 0/1" (just "0/1" with no rank)."""
+        return f"r{self.rank} {self}" if self.rank is not None else str(self)
+
     @property
     def _suffix(self) -> str:
         again = f"#{self.occurrence}" if self.occurrence > 1 else ""
@@ -99,6 +107,29 @@ class CompileId:
             return str(self)
         tail = f"{self.compile}{self._suffix}"
         return f"!{self.autograd}/{tail}" if self.autograd is not None else tail
+
+    @property
+    def sort_key(self) -> tuple[int, ...]:
+        """A total order by number, a missing part first: rank, autograd, frame, compile,
+        occurrence, attempt ("0/10" after "0/9"; Dynamo's ids before compiled autograd's)."""
+        return (
+            _or_minus(self.rank),
+            _or_minus(self.autograd),
+            _or_minus(self.frame),
+            _or_minus(self.compile),
+            self.occurrence,
+            self.attempt,
+        )
+
+    def __lt__(self, other: CompileId) -> bool:
+        return self.sort_key < other.sort_key  # a total order: a missing part sorts first
+
+    def without_rank(self) -> CompileId:
+        """The same compile with no rank: the key that joins one compile across ranks."""
+        return replace(self, rank=None) if self.rank is not None else self
+
+    def with_rank(self, rank: int | None) -> CompileId:
+        return replace(self, rank=rank) if self.rank != rank else self
 
     def same_compile(self, other: CompileId) -> bool:
         """The same compile of the same frame, whatever the rank either names."""
@@ -138,11 +169,12 @@ def without_id_prefix(text: str) -> str:
     return _ID_PREFIX.sub("", text)
 
 
+def _or_minus(value: int | None) -> int:
+    return -1 if value is None else value
+
+
 def _int_or_none(text: str) -> int | None:
     return int(text) if text.isdigit() else None
-
-
-_NO_ID = CompileId()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -247,7 +279,7 @@ class Origin:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Kernel:
     id: int
-    compile_id: str
+    compile_id: CompileId  # stored as its text ("0/1"); carries ``rank``
     rank: int | None = None
     name: str
     language: str  # triton | cpp | extern
@@ -259,17 +291,14 @@ class Kernel:
     time: KernelTime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def cid(self) -> CompileId:
-        """The compile the kernel came from, typed (with its rank)."""
-        return CompileId.parse(self.compile_id, self.rank)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Frame:
-    compile_id: str  # the id as Dynamo prints it ("0/1"): the key, with rank, in the report
+    compile_id: CompileId  # with ``rank``: the key in the report, stored as its text ("0/1")
     rank: int | None = None
-    id: CompileId = field(default_factory=CompileId)  # the same, typed (set by the builder)
     ordinal: int = 0
     function: str | None = None
     filename: str | None = None
@@ -299,10 +328,8 @@ class Frame:
     call_site: StackFrame | None = None
 
     def __post_init__(self) -> None:
-        # A frame made from its text alone (tests, the factory, an old report) gets its typed id
-        # here, so ``id`` is never the empty default while ``compile_id`` names a compile.
-        if self.id == _NO_ID and self.compile_id:
-            object.__setattr__(self, "id", CompileId.parse(self.compile_id, self.rank))
+        # The stored text names no rank: the id carries the frame's own.
+        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
 
     @property
     def shown_name(self) -> str | None:
@@ -342,9 +369,9 @@ class ConfigValue:
     origin: str  # "--config" (inspectc run set it) | "run" (non-default when the run ended)
 
 
-# A frame's identity in one report: (rank, compile id). Frames matched across ranks or
+# A frame's identity in one report: its compile id, with its rank. Frames matched across ranks or
 # runs have keys of their own (readers.ranks.RankMatch, readers.diff.RunMatch).
-FrameKey = tuple[int | None, str]
+FrameKey = CompileId  # carries the rank
 
 # Capture's default timing window: per compiled frame, skip 1 call, then time 10.
 PROFILE_WINDOW = (1, 10)
@@ -391,7 +418,12 @@ class Run:
 
 ID_PARSE.append(CompileId.parse)
 _ID_TEXT.update(
-    {FailedGuard: frozenset({"earlier_compile_id"}), Recompile: frozenset({"earlier_compile_id"})}
+    {
+        FailedGuard: frozenset({"earlier_compile_id"}),
+        Recompile: frozenset({"earlier_compile_id"}),
+        Frame: frozenset({"compile_id"}),
+        Kernel: frozenset({"compile_id"}),
+    }
 )
 
 _NESTED.update(
@@ -404,7 +436,6 @@ _NESTED.update(
         RunOptions: {"compile_backends": CompileBackend, "config": ConfigValue},
         Run: {"options": RunOptions},
         Frame: {
-            "id": CompileId,
             "autotuning": Autotune,
             "cudagraphs": CudaGraphs,
             "symbolic_shapes": SymbolicShapes,

@@ -20,7 +20,7 @@ def kernel_phase(kernel: Kernel, graph_kinds: Collection[str]) -> str | None:
     """``"forward"``, ``"backward"``, ``"inference"`` or None (not recorded)."""
     if kernel.graph_kind.endswith("_backward"):
         return "backward"
-    if kernel.compile_id.startswith("!"):  # compiled autograd traced the backward pass as a graph
+    if kernel.compile_id.autograd is not None:  # compiled autograd traced the backward pass as a graph
         return "backward"
     if any(k.startswith("aot_inference") for k in graph_kinds):
         return "inference"

@@ -71,7 +71,10 @@ def from_plain(cls: type[T], data: Any) -> T:
 
 
 def _id_text(cid: Any) -> str | None:
-    return None if cid is None else str(cid)
+    if cid is None:
+        return None
+    # An id that names no compile (an AOT compile's kernel) is stored as the empty text.
+    return str(cid) if cid.frame is not None or cid.autograd is not None else ""
 
 
 def _parse_id(text: str) -> Any:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.model import _NESTED, Kernel, StackFrame
+from inspectc.model import _ID_TEXT, _NESTED, CompileId, Kernel, StackFrame
 
 RECORDS_EVENT = "inspectc_records"  # the event holding a process's RunRecords (JSON)
 
@@ -149,12 +149,15 @@ class GraphCollectives:
     """Per graph (compile id): its collective schedule and Inductor's op estimates."""
 
     rank: int | None = None
-    compile_id: str
+    compile_id: CompileId  # with ``rank``; stored as its text ("0/1")
     schedule: tuple[str, ...] | None = None  # inductor_collective_schedule, in order
     estimates: tuple[OpEstimate, ...] | None = None  # inductor_runtime_and_tensor_meta
     # c10d functional ops the graph's inductor_output_code calls, in order ("all_reduce_",
     # "wait_tensor"); () when its code calls none; None when no code was read (older reports)
     code_calls: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -219,3 +222,5 @@ _NESTED.update(
         },
     }
 )
+
+_ID_TEXT.update({GraphCollectives: frozenset({"compile_id"})})

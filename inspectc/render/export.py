@@ -10,7 +10,7 @@ from inspectc.analysis.ddp import export_ddp_splits
 from inspectc.analysis.rank_runtime import export_runtime
 from inspectc.analysis.roofline import METHODS, read_bytes, roofline
 from inspectc.analysis.views import break_groups
-from inspectc.model import GRAPH_KINDS, Frame, Kernel, to_plain
+from inspectc.model import GRAPH_KINDS, CompileId, Frame, Kernel, to_plain
 from inspectc.model.irmap import line_map
 from inspectc.model.kernel_detail import grid_of, occupancy
 from inspectc.model.phases import kernel_phase
@@ -25,10 +25,10 @@ _CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")
 
 def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
     run = report.run
-    by_frame: dict[tuple[int | None, str], list[Kernel]] = {}
+    by_frame: dict[CompileId, list[Kernel]] = {}
     for k in report.kernels:
-        by_frame.setdefault((k.rank, k.compile_id), []).append(k)
-    frames = [_frame(report, f, by_frame.get((f.rank, f.compile_id), []), sources) for f in report.frames]
+        by_frame.setdefault(k.compile_id, []).append(k)
+    frames = [_frame(report, f, by_frame.get(f.compile_id, []), sources) for f in report.frames]
     return {
         "schema_version": report.schema_version,
         "inspectc_version": report.inspectc_version or __version__,
@@ -44,7 +44,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
                 "gb_type": g.gb_type,
                 "gb_id": g.gb_id,
                 "count": g.count,
-                "compile_ids": g.compile_ids,
+                "compile_ids": [str(c) for c in g.compile_ids],
             }
             for g in break_groups(report.frames)
         ],
@@ -64,11 +64,11 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
     graphs: dict[str, str | None] = {kind: None for kind in _CONTRACT_GRAPHS}
     for kind in f.graph_kinds:
         if kind in GRAPH_KINDS or kind.endswith("_backward"):
-            graphs[kind] = report.graph(f.id, kind) if sources else None
+            graphs[kind] = report.graph(f.compile_id, kind) if sources else None
     return {
-        "compile_id": f.compile_id,
+        "compile_id": str(f.compile_id),
         "rank": f.rank,
-        "id": to_plain(f.id),
+        "id": to_plain(f.compile_id),
         "function": f.function,
         "callable_name": f.callable_name,  # as the user knows it when function is a wrapper; schema 4
         "call_site": to_plain(f.call_site),  # the user's line that called into the frame
@@ -152,7 +152,7 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "fused_nodes": list(k.fused_nodes),
         "origins": to_plain(k.origins),
         "time": time,
-        "isolated": to_plain(report.bench.kernel(k.cid, k.graph_kind, k.name)),
+        "isolated": to_plain(report.bench.kernel(k.compile_id, k.graph_kind, k.name)),
         "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
         "compiled": _compiled(report, k, sources),

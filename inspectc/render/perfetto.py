@@ -58,8 +58,8 @@ def chrome_trace(report: Report) -> dict[str, Any]:
     threads.update(found.lanes)
     for n, frame in enumerate(report.frames):
         pid = _pid(frame.rank)
-        start = ends.get((pid, frame.compile_id), last_ts.get(pid, 0.0)) + _GAP_US
-        kernels = report.frame_kernels(frame.id)
+        start = ends.get((pid, str(frame.compile_id)), last_ts.get(pid, 0.0)) + _GAP_US
+        kernels = report.frame_kernels(frame.compile_id)
         events.extend(_kernel_events(frame, kernels, pid, start, 10 * (n + 1), threads))
     events.extend(_estimate_events(report, ends, last_ts, threads))
     events.extend(_names(threads))
@@ -139,7 +139,7 @@ def _kernel_events(
                 "pid": pid,
                 "tid": tid,
                 "args": {
-                    "compile_id": frame.compile_id,
+                    "compile_id": str(frame.compile_id),
                     "phase": phase,
                     "layout": "mean per call, end to end",
                 },
@@ -157,7 +157,7 @@ def _kernel_events(
                     "pid": pid,
                     "tid": tid,
                     "args": {
-                        "compile_id": frame.compile_id,
+                        "compile_id": str(frame.compile_id),
                         "calls": k.time.calls,
                         "total_us": k.time.total_us,
                         "mean_us": k.time.mean_us,
@@ -185,7 +185,7 @@ def _estimate_events(
         pid = _pid(graph.rank)
         tid = ESTIMATE_TID + n
         threads[(pid, tid)] = f"estimates {graph.compile_id}"
-        at_ns = round((ends.get((pid, graph.compile_id), last_ts.get(pid, 0.0)) + _GAP_US) * 1000)
+        at_ns = round((ends.get((pid, str(graph.compile_id)), last_ts.get(pid, 0.0)) + _GAP_US) * 1000)
         for op in graph.estimates or ():
             dur_ns = max(round(op.runtime_ns or 0.0), 1)
             out.append(
@@ -198,7 +198,7 @@ def _estimate_events(
                     "pid": pid,
                     "tid": tid,
                     "args": {
-                        "compile_id": graph.compile_id,
+                        "compile_id": str(graph.compile_id),
                         "rank": graph.rank,
                         "estimate_ns": op.runtime_ns,
                         "op_kind": op.type,

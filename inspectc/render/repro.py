@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from inspectc.analysis.text import ELLIPSIS
 from inspectc.errors import ReproError
-from inspectc.model import Kernel, to_plain
+from inspectc.model import CompileId, Kernel, to_plain
 from inspectc.model.kernel_detail import KernelDetail, Launch
 from inspectc.model.launch_args import LaunchArgsError, launch_from_code
 from inspectc.model.times import KernelTime
@@ -51,11 +51,12 @@ class ReproSpec:
 
 def find_kernel(report: Report, name: str) -> Kernel:
     """A kernel by name, ``name@compile_id`` or report id; one clear line when ambiguous."""
-    wanted, _, cid = name.partition("@")
+    wanted, _, cid_text = name.partition("@")
+    cid = CompileId.parse(cid_text) if cid_text else None  # the command line's text, parsed here
     found = [
         k
         for k in report.kernels
-        if (k.name == wanted or str(k.id) == wanted) and (not cid or k.compile_id == cid)
+        if (k.name == wanted or str(k.id) == wanted) and (cid is None or k.compile_id.same_compile(cid))
     ]
     if not found and ELLIPSIS in wanted:  # a name as `kernels` prints it, cut in the middle
         head, _, tail = wanted.partition(ELLIPSIS)
@@ -63,7 +64,7 @@ def find_kernel(report: Report, name: str) -> Kernel:
             k
             for k in report.kernels
             if k.name.startswith(head) and k.name.endswith(tail) and len(k.name) >= len(head + tail)
-            if not cid or k.compile_id == cid
+            if cid is None or k.compile_id.same_compile(cid)
         ]
         names = sorted({k.name for k in found})
         if len(names) > 1:
@@ -116,7 +117,7 @@ def _per_launch(time: KernelTime | None) -> float | None:
 def _launch(report: Report, kernel: Kernel, detail: KernelDetail | None, device: str) -> Launch:
     if detail is not None and detail.launches:
         return detail.launches[0]
-    code = report.graph(kernel.cid, kernel.graph_kind) or ""
+    code = report.graph(kernel.compile_id, kernel.graph_kind) or ""
     try:
         return launch_from_code(code, kernel.meta, device)
     except LaunchArgsError as exc:
@@ -137,7 +138,7 @@ def _inner_source(span: str, kernel: Kernel) -> str:
     raise ReproError(f"{kernel.name}: its source could not be cut from the output code")
 
 
-def render_script(spec: ReproSpec, *, report_name: str, compile_id: str) -> str:
+def render_script(spec: ReproSpec, *, report_name: str, compile_id: CompileId) -> str:
     data = json.dumps(
         {
             "name": spec.name,

@@ -160,7 +160,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
 def _fid(f: Frame, frames: list[Frame]) -> str:
     """A frame's id in a section: ``r2 0/1`` in a multi-rank report (ids repeat per rank)."""
     ranked = len({x.rank for x in frames}) > 1
-    return f"r{f.rank} {f.compile_id}" if ranked and f.rank is not None else f.compile_id
+    return f.compile_id.label if ranked else str(f.compile_id)
 
 
 def _break_lines(g: BreakGroup, base: str | None, *, ranked: bool = False) -> list[str]:
@@ -168,9 +168,7 @@ def _break_lines(g: BreakGroup, base: str | None, *, ranked: bool = False) -> li
     its documentation page (never cut: they are what the reader acts on)."""
     title, explanation = breaks.title_and_explanation(g.example)
     gid = f" [{g.gb_id}]" if g.gb_id else ""
-    ids = [
-        f"r{r} {c}" if ranked and r is not None else c for c, r in zip(g.compile_ids, g.ranks, strict=False)
-    ]
+    ids = [c.label if ranked else str(c) for c in g.compile_ids]
     frames = ", ".join(ids[:4]) + (", …" if g.count > 4 else "")
     where = report_text.location(g.filename, g.line, base, 40)
     out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
@@ -223,7 +221,7 @@ def _frame_table(frames: list[Frame], base: str | None) -> str:
         cache = f.cache.get("fx_graph") or "-"
         rows.append(
             (
-                (f"r{f.rank} " if f.rank is not None else "") + f.compile_id,
+                f.compile_id.label,
                 cut_middle(_clean(resume.shown_function(f)), 44),
                 _frame_where(f, base),
                 f.status,

@@ -125,7 +125,7 @@ def top_kernel_lines(kernels: list[Kernel], frames: list[Frame], limit: int = 5)
     for k in top:
         t = k.time
         assert t is not None
-        where = k.compile_id + (" bwd" if k.graph_kind.endswith("_backward") else "")
+        where = str(k.compile_id) + (" bwd" if k.graph_kind.endswith("_backward") else "")
         lines.append(
             f"  {med.fmt(t.typical_us):>{width}} {med.name} x{t.calls:<4} total {tot.fmt(t.total_us):>{twidth}} {tot.name}"
             f"  {where:<8} {k.name}" + (f"  [{noise_text(t)}]" if t.noise else "")

@@ -8,7 +8,7 @@ opens like any report::
     with ReportFactory(path, Run(argv=("inspectc", "run", "t.py"))) as made:
         made.graph("0/0", "post_grad", text)
         made.output_code("0/0", ["# header\\n", (kernel, source), "def call(args): ...\\n"])
-        made.frame(Frame(compile_id="0/0", graph_kinds=("post_grad", "output_code")))
+        made.frame(Frame(compile_id=CompileId.parse("0/0"), graph_kinds=("post_grad", "output_code")))
 
 Stdlib only, like the rest of ``store/``.
 """

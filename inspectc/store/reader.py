@@ -219,7 +219,7 @@ class Report:
         """Frame *cid* of *rank* (default: ``cid.rank``; None: the first of any rank)."""
         rank = cid.rank if rank is None else rank
         for frame in self.frames:
-            if frame.id.same_compile(cid) and (rank is None or frame.rank == rank):
+            if frame.compile_id.same_compile(cid) and (rank is None or frame.rank == rank):
                 return frame
         return None
 
@@ -234,11 +234,11 @@ class Report:
 
     def frame_kernels(self, cid: CompileId) -> list[Kernel]:
         """The kernels of compile *cid* (of ``cid.rank``; None: of any rank)."""
-        text, rank = str(cid), cid.rank  # the kernels' column text
+        rank = cid.rank
         return [
             k
             for k in self.kernels
-            if k.compile_id == text and (rank is None or k.rank is None or k.rank == rank)
+            if k.compile_id.same_compile(cid) and (rank is None or k.rank is None or k.rank == rank)
         ]
 
     @property

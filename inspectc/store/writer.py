@@ -123,10 +123,10 @@ class ReportWriter:
     def put_frame(self, frame: Frame) -> None:
         if self._closed:
             return
-        data = json.dumps(to_plain(frame))
+        data = json.dumps(frame_data(frame))
         self._write(
             "INSERT OR REPLACE INTO frames(rank, compile_id, ordinal, data) VALUES (?, ?, ?, ?)",
-            (_rank(frame.rank), frame.compile_id, frame.ordinal, data),
+            (_rank(frame.rank), str(frame.compile_id), frame.ordinal, data),
         )
 
     def put_graph(
@@ -154,7 +154,7 @@ class ReportWriter:
             " stop, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 _rank(kernel.rank if rank is None else rank),
-                kernel.compile_id,
+                str(kernel.compile_id),
                 kernel.name,
                 kernel.language,
                 kernel.kind,
@@ -311,6 +311,17 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(
         before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
     )
+
+
+def frame_data(frame: Frame) -> dict[str, Any]:
+    """A frame's stored JSON: its id as text ("0/1") and, since schema 2, also as fields ("id")."""
+    plain = to_plain(frame)
+    head = {
+        "compile_id": plain.pop("compile_id"),
+        "rank": plain.pop("rank"),
+        "id": to_plain(frame.compile_id),
+    }
+    return head | plain
 
 
 def _kernel_data(kernel: Kernel) -> dict[str, Any]:

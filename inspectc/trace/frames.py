@@ -19,6 +19,7 @@ from inspectc.model import (
     STATUS_GRAPH_BREAK,
     STATUS_INTERRUPTED,
     STATUS_OK,
+    CompileId,
     CompileMetrics,
     Failure,
     Frame,
@@ -56,9 +57,10 @@ _EXTRA_METRICS = (
 class FrameState:
     """Mutable twin of :class:`Frame` while events arrive."""
 
-    compile_id: str
+    compile_id: str  # as the builder keys it ("0/1", "0/0#2"); parsed into ``id`` once
     rank: int | None
     ordinal: int
+    id: CompileId = field(init=False)
     function: str | None = None
     filename: str | None = None
     line: int | None = None
@@ -96,6 +98,9 @@ class FrameState:
     prov_mappings: provenance.NodeMappings | None = None
     prov_traces: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.id = CompileId.parse(self.compile_id, self.rank)
+
     def freeze(self) -> Frame:
         if self.failure is not None:
             status = STATUS_FAILED
@@ -111,7 +116,7 @@ class FrameState:
             status = STATUS_OK
         extras = self.extras.typed() if self.extras is not None else compile_extras.TypedExtras()
         return Frame(
-            compile_id=self.compile_id,
+            compile_id=self.id,
             rank=self.rank,
             ordinal=self.ordinal,
             function=self.function or ("compiled autograd" if self._autograd_graph() else None),

@@ -25,7 +25,7 @@ def add_output_code(writer: Sink, st: FrameState, payload: str, seq: int, kind: 
     for span in output_code.split_output_code(payload):
         kernel = Kernel(
             id=-1,
-            compile_id=st.compile_id,
+            compile_id=st.id,
             rank=st.rank,
             name=span.name,
             language=span.language,

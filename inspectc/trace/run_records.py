@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.model import to_plain
+from inspectc.model import CompileId, to_plain
 from inspectc.model.runrecords import (
     RECORDS_EVENT,
     AotCode,
@@ -164,10 +164,8 @@ class RunRecordsBuilder:
             artifacts=tuple(self.artifacts.values()),
             cache_keys=tuple(self.cache_keys),
             collectives=tuple(
-                g
-                if g.code_calls is not None or (g.rank, g.compile_id) not in self._coded
-                else replace(g, code_calls=())
-                for g in self.collectives.values()
+                g if g.code_calls is not None or key not in self._coded else replace(g, code_calls=())
+                for key, g in self.collectives.items()
             ),
             execution_orders=tuple(self.orders),
             export_traced=self._export_traced or bool(self.programs),
@@ -314,7 +312,9 @@ class RunRecordsBuilder:
 
     # -- records of a compile id ---------------------------------------------------------
     def _collectives(self, name: str, payload: str | None, cid: str, rank: int | None) -> bool:
-        entry = self.collectives.get((rank, cid)) or GraphCollectives(rank=rank, compile_id=cid)
+        entry = self.collectives.get((rank, cid)) or GraphCollectives(
+            rank=rank, compile_id=CompileId.parse(cid)
+        )
         if name == artifacts.COLLECTIVE_SCHEDULE:
             schedule = artifacts.collective_schedule(payload)
             if schedule is None:
@@ -336,7 +336,7 @@ class RunRecordsBuilder:
         entry = self.collectives.get((rank, cid))
         if entry is None and not calls:
             return
-        entry = entry or GraphCollectives(rank=rank, compile_id=cid)
+        entry = entry or GraphCollectives(rank=rank, compile_id=CompileId.parse(cid))
         self.collectives[(rank, cid)] = replace(entry, code_calls=(entry.code_calls or ()) + calls)
 
     def _catalogue(

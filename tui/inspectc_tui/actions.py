@@ -33,9 +33,10 @@ def editor_command(path: Path, line: int | None, editor: str | None = None) -> l
     return [*cmd, f"+{line}", str(path)]
 
 
-def export_file_stem(report_path: Path, compile_id: str, rank: int | None) -> str:
-    cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", compile_id)
-    return f"{report_path.stem}-{'' if rank is None else f'r{rank}-'}{cid}"
+def export_file_stem(report_path: Path, cid: CompileId) -> str:
+    """``run-0_1`` (``run-r3-0_1`` with a rank): a file name for one frame's picture."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(cid))
+    return f"{report_path.stem}-{'' if cid.rank is None else f'r{cid.rank}-'}{safe}"
 
 
 def graph_exporter():  # noqa: ANN201 - the exporter function, or None if not installed
@@ -55,7 +56,7 @@ def export_graph(report: Report, cid: CompileId, out_dir: Path, *, named: Path |
     if fusion_dot is None:
         raise LookupError("graph export not available")
     text = fusion_dot(report, cid, rank=cid.rank)
-    stem = export_file_stem(named or report.path, str(cid), cid.rank)
+    stem = export_file_stem(named or report.path, cid)
     dot_path = out_dir / f"{stem}.dot"
     # A new file only (O_EXCL|O_NOFOLLOW): never through a link, never over a file (FileExistsError)
     fd = os.open(dot_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)

@@ -37,7 +37,6 @@ from inspectc_tui.messages import (
 )
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.source import resolve
-from inspectc_tui.text import frame_label
 
 EditorRunner = Callable[[list[str]], int]
 
@@ -167,7 +166,7 @@ class InspectcApp(App[None]):
         for frame in shown:
             newer = self.data.frame(frame_key(frame))
             if newer is not None and newer != frame:
-                label = frame_label(frame.compile_id, frame.rank)
+                label = frame.compile_id.label
                 self.notify(f"frame {label} changed: press r to read it again", timeout=4)
 
     # -- navigation --------------------------------------------------------------------
@@ -293,8 +292,8 @@ class InspectcApp(App[None]):
                 self.export_dir = folder
                 self._export(frame, folder)
 
-        stem = export_file_stem(self.path, frame.compile_id, frame.rank)
-        label = frame_label(frame.compile_id, frame.rank)
+        stem = export_file_stem(self.path, frame.compile_id)
+        label = frame.compile_id.label
         self.push_screen(ExportScreen(label, stem, self.export_dir), chosen)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
@@ -302,7 +301,7 @@ class InspectcApp(App[None]):
         assert self.data is not None
         try:
             paths = self.data.with_report(
-                lambda report: export_graph(report, frame.id, folder, named=self.path)
+                lambda report: export_graph(report, frame.compile_id, folder, named=self.path)
             )
         except (InspectcError, OSError, subprocess.SubprocessError, LookupError) as exc:
             self.call_from_thread(self.notify, f"graph export failed: {exc}", severity="error", markup=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -35,12 +35,11 @@ SEARCH_LIMIT = 300
 
 
 def frame_key(frame: Frame) -> FrameKey:
-    return (frame.rank, frame.compile_id)
+    return frame.compile_id
 
 
 def kernel_key(kernel: Kernel) -> FrameKey:
-    rank = kernel.rank
-    return (rank if isinstance(rank, int) else None, kernel.compile_id)
+    return kernel.compile_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,14 +146,14 @@ class ReportData:
         """Frames recompiled because a guard of *frame* failed, with the reason."""
         return [
             (f, r)
-            for f, r in self._recompiled_by.get(replace(frame.id, rank=None), [])
+            for f, r in self._recompiled_by.get(frame.compile_id.without_rank(), [])
             if f.rank == frame.rank
         ]
 
     # -- on demand (any thread) --------------------------------------------------------
     def graph(self, frame: Frame, kind: str) -> str | None:
         with self._lock:
-            return self._report.graph(frame.id, kind)
+            return self._report.graph(frame.compile_id, kind)
 
     def kernel_source(self, kernel: Kernel) -> str:
         with self._lock:
@@ -181,7 +180,7 @@ class ReportData:
 
     def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
         with self._lock:
-            return list(self._report.events(frame.id, limit=limit))
+            return list(self._report.events(frame.compile_id, limit=limit))
 
     def event_payload(self, seq: int) -> str | None:
         with self._lock:
@@ -205,7 +204,8 @@ class ReportData:
         hits: list[SearchHit] = []
         for frame in self.frames:
             if any(
-                needle in f.lower() for f in (frame.compile_id, frame.function or "", frame.filename or "")
+                needle in f.lower()
+                for f in (str(frame.compile_id), frame.function or "", frame.filename or "")
             ):
                 hits.append(SearchHit("frame", frame.function or "?", frame.location, frame_key(frame)))
                 if len(hits) >= limit:
@@ -227,7 +227,7 @@ class ReportData:
                     return hits
         return hits
 
-    def _first_frame(self, compile_ids: list[str]) -> FrameKey | None:
+    def _first_frame(self, compile_ids: list[CompileId]) -> FrameKey | None:
         for frame in self.frames:
             if frame.compile_id in compile_ids:
                 return frame_key(frame)
@@ -262,7 +262,7 @@ def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branc
     found: dict[FrameKey, Branch] = {}
     for frame in ambiguous_resumes(frames):
         original = bytecode(report, frame).original
-        branch = branch_of(frame, original, report.graph(frame.id, "dynamo"))
+        branch = branch_of(frame, original, report.graph(frame.compile_id, "dynamo"))
         if branch is not None:
             found[frame_key(frame)] = branch
     return found

@@ -98,10 +98,6 @@ def cut_middle(text: str, width: int) -> str:
     return report_text.cut_middle(text, width)
 
 
-def frame_label(compile_id: str, rank: int | None) -> str:
-    return f"r{rank} {compile_id}" if rank is not None else compile_id
-
-
 def function_name(name: str | None | Frame, branch: Branch | None = None) -> str:
     """A frame's function for tables: Dynamo's continuation functions shortened to
     ``↳ f_at_18``, and where it continues when two share the name (``→ line 19``); given the

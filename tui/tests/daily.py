@@ -72,11 +72,9 @@ def daily_frames() -> list[tuple[Frame, dict[str, str]]]:
     frames: list[tuple[Frame, dict[str, str]]] = []
 
     def add(cid: str, function: str, filename: str, line: int, **kw: object) -> None:
-        frame_id, compile_ = (int(x) for x in cid.split("/"))
         events = kw.pop("events", {})
         frame = Frame(
-            compile_id=cid,
-            id=CompileId(frame=frame_id, compile=compile_),
+            compile_id=CompileId.parse(cid),
             ordinal=len(frames),
             function=function,
             filename=filename,
@@ -179,19 +177,18 @@ def write_daily_report(path: Path, *, frames: int | None = None, run: Run | None
 
 
 def put_frame(made: ReportFactory, frame: Frame, events: dict[str, str]) -> None:
+    text = str(frame.compile_id)  # the events' column, as capture writes it
     for name, payload in events.items():
         if name == "dynamo_output_graph":
-            made.graph(frame.compile_id, "dynamo", payload)
+            made.graph(text, "dynamo", payload)
         else:
-            made.event(name, payload, compile_id=frame.compile_id)
+            made.event(name, payload, compile_id=text)
     for n in range(frame.kernel_count):
-        name = (
-            f"cpp_fused_add_mul_relu_sum_threshold_backward_{n}_of_frame_{frame.compile_id.replace('/', '_')}"
-        )
+        name = f"cpp_fused_add_mul_relu_sum_threshold_backward_{n}_of_frame_{text.replace('/', '_')}"
         kernel = Kernel(
             id=-1, compile_id=frame.compile_id, name=name, language="cpp", kind="pointwise", source_size=6
         )
-        made.output_code(frame.compile_id, [(kernel, "x = 1\n")], ts=2.0, graph=False)
+        made.output_code(text, [(kernel, "x = 1\n")], ts=2.0, graph=False)
     made.frame(frame)
 
 

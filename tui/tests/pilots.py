@@ -22,6 +22,8 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from inspectc.model import CompileId
+
 WAIT_S = 60  # a stuck wait fails the test instead of hanging the session
 
 
@@ -66,11 +68,11 @@ async def settle(pilot: Pilot[None]) -> None:
 
 
 async def open_frame(pilot: Pilot[None], cid: str, **kwargs: Any) -> FrameScreen:
-    pilot.app.post_message(OpenFrame((None, cid), **kwargs))
+    pilot.app.post_message(OpenFrame(CompileId.parse(cid), **kwargs))
     await pilot.pause()
     await settle(pilot)
     screen = pilot.app.screen
-    assert isinstance(screen, FrameScreen) and screen.frame.compile_id == cid
+    assert isinstance(screen, FrameScreen) and str(screen.frame.compile_id) == cid
     return screen
 
 

@@ -88,7 +88,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     w.graph("0/0", "post_grad", POST_GRAD.format(src=src))
     sin = Kernel(
         id=-1,
-        compile_id="0/0",
+        compile_id=CompileId.parse("0/0"),
         name="cpp_fused_sin_0",
         language="cpp",
         kind="pointwise",
@@ -102,7 +102,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     )
     mul = Kernel(
         id=-1,
-        compile_id="0/0",
+        compile_id=CompileId.parse("0/0"),
         name="cpp_fused_mul_1",
         language="cpp",
         kind="pointwise",
@@ -120,7 +120,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     w.output_code("0/0", pieces, ts=2.0)
     w.frame(
         Frame(
-            compile_id="0/0",
+            compile_id=CompileId.parse("0/0"),
             ordinal=0,
             function="fn",
             filename=str(src),
@@ -140,7 +140,12 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     w.event(f"weird{ANSI}", f"payload {ANSI} {MARKUP}", compile_id="1/0", metadata={"note": MARKUP}, ts=3.0)
     seq = w.graph("1/0", "dynamo", f"# {MARKUP}\nx = 1  # {ANSI}\n", ts=3.0)
     hostile_kernel = Kernel(
-        id=-1, compile_id="1/0", name=f"triton_{MARKUP}", language="triton", kind="pointwise", source_size=5
+        id=-1,
+        compile_id=CompileId.parse("1/0"),
+        name=f"triton_{MARKUP}",
+        language="triton",
+        kind="pointwise",
+        source_size=5,
     )
     w.kernel(hostile_kernel, seq=seq, start=0, stop=5)
     hostile_break = GraphBreak(
@@ -154,7 +159,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
     )
     w.frame(
         Frame(
-            compile_id="1/0",
+            compile_id=CompileId.parse("1/0"),
             ordinal=1,
             function=f"fn{MARKUP}",
             filename=ELSEWHERE,
@@ -172,7 +177,7 @@ def write_fusion_report(path: Path, src: Path) -> Path:
         )
     )
     # Frame 2/0: nothing at all.
-    w.frame(Frame(compile_id="2/0", ordinal=2, status=STATUS_EMPTY))
+    w.frame(Frame(compile_id=CompileId.parse("2/0"), ordinal=2, status=STATUS_EMPTY))
     return w.close()
 
 

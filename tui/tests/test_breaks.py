@@ -79,7 +79,9 @@ async def test_the_two_sides_of_a_branch_say_where_they_go(daily: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         table = app.screen.query_one("#frames", VirtualTable)
-        functions = {table.object_for(k).compile_id: table.cells_for(k)[1].plain for k in table.row_keys()}
+        functions = {
+            str(table.object_for(k).compile_id): table.cells_for(k)[1].plain for k in table.row_keys()
+        }
         assert functions["3/0"] == "↳ f_at_6 → line 7"
         assert functions["4/0"] == "↳ f_at_6 → line 9"
         assert functions["1/0"] == "↳ forward_at_15"  # one code object of that name: nothing to tell apart
@@ -132,7 +134,7 @@ async def test_break_stacks_of_the_run(daily: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         frame = app.screen
-        assert isinstance(frame, FrameScreen) and frame.frame.compile_id == "1/0"
+        assert isinstance(frame, FrameScreen) and str(frame.frame.compile_id) == "1/0"
         assert isinstance(frame.pane("breaks"), BreaksPane) and frame.active_tab == "breaks"
 
 

@@ -23,7 +23,7 @@ async def test_enter_opens_a_frame_and_every_tab_loads(graph_breaks_report: Path
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, FrameScreen) and screen.frame.compile_id == "0/0"
+        assert isinstance(screen, FrameScreen) and str(screen.frame.compile_id) == "0/0"
         assert screen.active_tab == "breaks"
         assert "Failed to trace builtin operator" in text_of(app, "#break-info")
         source = screen.query_one("#break-source", CodeView)
@@ -188,7 +188,7 @@ async def test_an_untimed_kernel_says_why(graph_breaks_report: Path) -> None:
     from inspectc.store.open import open_report
 
     with open_report(graph_breaks_report) as report:
-        untimed = next(k for k in report.kernels if k.compile_id == "2/1" and k.time is None)
+        untimed = next(k for k in report.kernels if str(k.compile_id) == "2/1" and k.time is None)
     app = RecordingApp(graph_breaks_report)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

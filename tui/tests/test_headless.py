@@ -11,7 +11,7 @@ from inspectc_tui.fusion import graph_for_kernel, kernels_for_node, node_at, nod
 from inspectc_tui.source import excerpt, resolve
 from inspectc_tui.text import escape_controls, literal, short_path
 
-from inspectc.model import Kernel
+from inspectc.model import CompileId, Kernel
 
 
 def test_literal_never_interprets_markup_or_escapes() -> None:
@@ -74,7 +74,7 @@ def test_fusion_lookups() -> None:
     assert node_line(lines, "sin") == 2 and node_line(lines, "cos") is None
     k = Kernel(
         id=1,
-        compile_id="0/0",
+        compile_id=CompileId.parse("0/0"),
         name="k",
         language="cpp",
         kind="pointwise",
@@ -117,5 +117,5 @@ def test_editor_command(tmp_path: Path) -> None:
 
 
 def test_export_file_stem() -> None:
-    assert export_file_stem(Path("/x/run.inspectc"), "0/1", None) == "run-0_1"
-    assert export_file_stem(Path("run.inspectc"), "[0/1]", 3) == "run-r3-_0_1_"
+    assert export_file_stem(Path("/x/run.inspectc"), CompileId.parse("0/1")) == "run-0_1"
+    assert export_file_stem(Path("run.inspectc"), CompileId.parse("!2/0/1_1", 3)) == "run-r3-_2_0_1_1"

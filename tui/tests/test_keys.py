@@ -37,7 +37,7 @@ async def test_search_help_and_quit(graph_breaks_report: Path) -> None:
         assert isinstance(app.screen, FrameScreen)
         await pilot.press("slash", *"item", "enter")  # typing q or e in search does not quit or edit
         await settle(pilot)
-        assert isinstance(app.screen, FrameScreen) and app.screen.frame.compile_id == "2/0"
+        assert isinstance(app.screen, FrameScreen) and str(app.screen.frame.compile_id) == "2/0"
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0

@@ -17,6 +17,8 @@ from inspectc_tui.messages import OpenFrame
 from pilots import RecordingApp, loaded, settle
 from textual.pilot import Pilot
 
+from inspectc.model import CompileId
+
 SIZE = (120, 34)
 
 
@@ -29,7 +31,7 @@ async def _loaded(pilot: Pilot[None]) -> None:
 def at_frame(cid: str, *keys: str, **kwargs: Any) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         await _loaded(pilot)
-        pilot.app.post_message(OpenFrame((None, cid), **kwargs))
+        pilot.app.post_message(OpenFrame(CompileId.parse(cid), **kwargs))
         await pilot.pause()
         await settle(pilot)
         for key in keys:

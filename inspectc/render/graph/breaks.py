@@ -89,8 +89,8 @@ def code_key(frame: Frame) -> CodeKey:
     Dynamo gives each code object one frame number (``CompileId.frame``, the 2 of "2/1").
     A frame without a typed id (a report built by hand) is known by its function and place.
     """
-    if frame.id.frame is not None:
-        return frame.rank, (frame.id.autograd, frame.id.frame)
+    if frame.compile_id.frame is not None:
+        return frame.rank, (frame.compile_id.autograd, frame.compile_id.frame)
     return frame.rank, (frame.function, frame.filename, frame.line)
 
 
@@ -149,7 +149,7 @@ def resume_target(frame: Frame, frames: list[Frame]) -> Frame | None:
 
 def _named(frames: list[Frame], cid: CompileId | None) -> Frame | None:
     """The frame *cid* names (a guard of it failed), if it is among *frames*."""
-    return next((f for f in frames if cid is not None and f.id.same_compile(cid)), None)
+    return next((f for f in frames if cid is not None and f.compile_id.same_compile(cid)), None)
 
 
 def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], cwd: str | None) -> None:

@@ -70,7 +70,7 @@ def fusion_dot(
     """
     frame = find_frame(report, cid, rank)
     kind = "post_grad_backward" if backward else "post_grad"
-    text = report.graph(frame.id, kind)
+    text = report.graph(frame.compile_id, kind)
     if text is None:
         recorded = ", ".join(k for k in frame.graph_kinds if "post_grad" in k) or "none"
         cache = " (an FX graph cache hit does not log it: capture with --fresh)"
@@ -79,7 +79,7 @@ def fusion_dot(
             f" (post-grad graphs recorded: {recorded}){cache if frame.cache.get('fx_graph') == 'hit' else ''}"
         )
     code_kind = "output_code_backward" if backward else "output_code"
-    kernels = [k for k in report.frame_kernels(frame.id) if k.graph_kind == code_kind]
+    kernels = [k for k in report.frame_kernels(frame.compile_id) if k.graph_kind == code_kind]
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
     reads = launch_reads(report, kernels) if report.bench.run is not None else {}  # % limit's bytes

@@ -163,7 +163,7 @@ def find_frame(report: Report, cid: CompileId, rank: int | None) -> Frame:
     """Frame *cid* of *rank*, or a one-line error naming those there are."""
     frame = report.frame(cid, rank)
     if frame is None:
-        known = ", ".join(dict.fromkeys(f.compile_id for f in report.frames)) or "none"
+        known = ", ".join(dict.fromkeys(str(f.compile_id) for f in report.frames)) or "none"
         where = f" on rank {rank}" if rank is not None else ""
         raise UsageError(f"no frame {cid}{where} in {report.path.name} (frames: {clip(known, 200)})")
     return frame

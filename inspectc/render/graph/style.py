@@ -115,7 +115,7 @@ def time_text(kernel: Kernel) -> str:
 
 def isolated_text(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> str:
     """The isolated median per call of ``inspectc bench``, and the % of limit with its method."""
-    fig = bench.primary(kernel.cid, kernel.graph_kind, kernel.name)
+    fig = bench.primary(kernel.compile_id, kernel.graph_kind, kernel.name)
     text = f"isolated {fig.median_us:.1f} µs (n={fig.n})" if fig else "isolated: not measured"
     r = roofline(kernel, bench, reads)
     return text + (f" · {limit_text(r)} of limit ({r.method})" if r is not None else "")

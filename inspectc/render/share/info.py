@@ -193,12 +193,12 @@ def break_details(g: BreakGroup, base: str | None) -> str:
                 lines.append(f"      {s.code.strip()}")
     if len(g.reason) > LINE_CAP or "\n" in g.reason.strip():
         lines.append(f"reason: {g.reason}")
-    lines.append("frames: " + ", ".join(g.compile_ids))
+    lines.append("frames: " + ", ".join(str(c) for c in g.compile_ids))
     return "\n".join(lines)
 
 
 def frame_name(f: Frame) -> str:
-    return (f"r{f.rank} " if f.rank is not None else "") + f.compile_id
+    return f.compile_id.label
 
 
 def plural(count: int, noun: str) -> str:
@@ -241,7 +241,7 @@ class KernelColumns:
         share = f"{t.share:.0%}" if t.share is not None else "-"
         return [
             k.name,
-            k.compile_id,
+            str(k.compile_id),
             str(t.calls),
             self.med.fmt(t.typical_us),
             self.tot.fmt(t.total_us),

@@ -96,7 +96,7 @@ def _items(info: ShareInfo) -> list[_Item]:
         items.append(_Item("failed", line, details))
     for g in info.groups:
         gid = f" \\[{md_text(g.gb_id, 20)}\\]" if g.gb_id else ""
-        frames = ", ".join(g.compile_ids[:4]) + (", …" if g.count > 4 else "")
+        frames = ", ".join(str(c) for c in g.compile_ids[:4]) + (", …" if g.count > 4 else "")
         line = (
             f"- **{g.count}×** {md_code(location(g.filename, g.line, base))}: {md_text(g.reason)}{gid}"
             f" (frames {md_text(frames, 80)})\n"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from inspectc.model import Kernel, Origin, StackFrame, fxgraph
+from inspectc.model import CompileId, Kernel, Origin, StackFrame, fxgraph
 from inspectc.model.runrecords import AotCode, AotKernel, ExportedProgram, ExportIssue
 from inspectc.trace.payloads import output_code, provenance
 
@@ -195,7 +195,7 @@ def aot_kernels(
 def _aot_kernel(span: output_code.KernelSpan, where: str) -> AotKernel:
     kernel = Kernel(
         id=-1,
-        compile_id="",
+        compile_id=CompileId(),  # an AOT compile has none
         name=span.name,
         language=span.language,
         kind=span.kind,

@@ -106,7 +106,7 @@ class AccuracyScreen(ModalScreen[Choice | None]):
         g = self._current()
         if g is None:
             return
-        key: FrameKey = (g.rank, g.compile_id)
+        key: FrameKey = g.cid
         frame = self.data.frame(key)
         if frame is None:
             self.notify(f"frame {g.compile_id} is not in this report", severity="warning", markup=False)

@@ -60,7 +60,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     @staticmethod
     def _option(hit: SearchHit) -> Option:
         label = Text(f"{hit.kind:<7}", style=KIND_STYLE.get(hit.kind, ""))
-        label.append(f"{hit.frame[1]:<8} ", style="dim")
+        label.append(f"{hit.frame:<8} ", style="dim")
         text = function_name(hit.text) if hit.kind == "frame" else hit.text
         label.append_text(literal(text, one_line=True))
         label.append("  ")

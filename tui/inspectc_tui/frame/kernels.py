@@ -39,7 +39,7 @@ def _num(text: str) -> Text:
 
 
 def _isolated_us(bench: BenchResults, k: Kernel) -> float | None:
-    fig = bench.primary(k.cid, k.graph_kind, k.name)
+    fig = bench.primary(k.compile_id, k.graph_kind, k.name)
     return fig.median_us if fig else None
 
 
@@ -252,7 +252,7 @@ class KernelsPane(FramePane):
         """The isolated figures of `inspectc bench` and the roofline, one line each."""
         bench = self.data.bench
         out = Text()
-        found = bench.kernel(kernel.cid, kernel.graph_kind, kernel.name)
+        found = bench.kernel(kernel.compile_id, kernel.graph_kind, kernel.name)
         if not found:
             out.append("\nisolated: not measured (inspectc bench)", style="dim")
         for fig in found.values():

@@ -31,7 +31,6 @@ from inspectc_tui.frame.metrics import MetricsPane
 from inspectc_tui.messages import OpenFrame, StepFrame
 from inspectc_tui.text import (
     call_site_of,
-    frame_label,
     function_name,
     literal,
     location,
@@ -53,7 +52,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
     base = data.run.cwd
     branch = data.branches.get(frame_key(frame))
     out = Text()
-    out.append(f" {frame_label(frame.compile_id, frame.rank)} ", style="bold reverse")
+    out.append(f" {frame.compile_id.label} ", style="bold reverse")
     out.append("  ")
     out.append_text(literal(function_name(frame, branch), "bold"))
     out.append("()  ")
@@ -143,7 +142,7 @@ class FrameScreen(Screen[None]):
         return f"{title} {counts[key]}" if key in counts else title
 
     async def on_mount(self) -> None:
-        self.sub_title = f"frame {frame_label(self.frame.compile_id, self.frame.rank)}"
+        self.sub_title = f"frame {self.frame.compile_id.label}"
         tab, kernel_id, break_reason = self._initial
         pane = self.pane(tab)
         await pane.ensure_loaded()

@@ -13,8 +13,8 @@ from inspectc.analysis.breaks import title_and_explanation
 from inspectc.analysis.resume import Branch
 from inspectc.model import Frame
 from inspectc.render.timefmt import NOISY, column_unit, typical
-from inspectc_tui.data import ReportData, frame_key, kernel_key
-from inspectc_tui.text import frame_label, frame_where, function_name, literal, location, seconds, status_text
+from inspectc_tui.data import ReportData, frame_key
+from inspectc_tui.text import frame_where, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
 
 OVERVIEW_KERNELS = 50
@@ -66,7 +66,7 @@ class FramesTable(VirtualTable):
     @staticmethod
     def _row(frame: Frame, base: str | None, branch: Branch | None) -> list[Text]:
         return [
-            Text(frame_label(frame.compile_id, frame.rank), style="bold"),
+            Text(frame.compile_id.label, style="bold"),
             literal(function_name(frame, branch)),
             status_text(frame.status),
             _count(len(frame.graph_breaks), "yellow"),
@@ -93,10 +93,17 @@ class BreaksTable(VirtualTable):
                 min_width=12,
                 cut="path",
             ),
-            Column("frames", Text("Frames"), 30, sort_key=lambda g: g.compile_ids[0], flex=True, min_width=5),
+            Column(
+                "frames",
+                Text("Frames"),
+                30,
+                sort_key=lambda g: g.compile_ids[0].sort_key,
+                flex=True,
+                min_width=5,
+            ),
         )
         for group in data.groups:
-            frames = ", ".join(group.compile_ids[:3]) + (", …" if group.count > 3 else "")
+            frames = ", ".join(str(c) for c in group.compile_ids[:3]) + (", …" if group.count > 3 else "")
             cells = [
                 right(f"{group.count}×", "bold yellow"),
                 literal(title_and_explanation(group.example)[0], one_line=True),
@@ -117,7 +124,7 @@ class TopKernelsTable(VirtualTable):
         self.set_columns(
             Column("median", right(f"Median {med.name}"), sort_key=lambda k: -(typical(k.time) or -1.0)),
             Column("calls", right("n"), sort_key=lambda k: -(k.time.calls if k.time else -1)),
-            Column("frame", Text("Frame"), sort_key=lambda k: (kernel_key(k)[0] or 0, k.compile_id)),
+            Column("frame", Text("Frame"), sort_key=lambda k: k.compile_id.sort_key),
             # cut at its end; narrow enough to fit an 80-column overview with its ellipsis shown
             Column("name", Text("Kernel"), 80, sort_key=lambda k: k.name, flex=True, min_width=8),
         )
@@ -129,7 +136,7 @@ class TopKernelsTable(VirtualTable):
                     med.fmt(typical(t)) + (f" {NOISY}" if noisy else ""), "bold yellow" if noisy else "bold"
                 ),
                 right(str(t.calls) if t else "-"),
-                Text(frame_label(kernel.compile_id, kernel_key(kernel)[0])),
+                Text(kernel.compile_id.label),
                 literal(kernel.name, "green"),
             ]
             self.add_object(str(kernel.id), kernel, cells)
