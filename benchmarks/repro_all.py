@@ -70,7 +70,7 @@ def main() -> int:
         if key in seen:
             continue
         seen.add(key)
-        row: dict = {"name": k.name, "frame": k.compile_id, "graph": k.graph_kind}
+        row: dict = {"name": k.name, "frame": str(k.compile_id), "graph": k.graph_kind}
         detail = report.kernel_detail(k)
         if detail is not None:
             occ = occupancy(detail)
