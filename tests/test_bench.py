@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import _SESSION_TMP, CapturedRun, Captures, run_cli
 
-from inspectc.model import CompileId
 from inspectc.store.bench import MODULE, summarize
 from inspectc.store.open import open_report
 
@@ -70,9 +69,9 @@ def test_every_cpu_kernel_and_module_gets_isolated_figures(benched: tuple[Path, 
             "output_code_backward",
         }
         for cid, kind in kinds:
-            module = bench.module(CompileId.parse(cid), kind)
+            module = bench.module(cid, kind)
             assert module is not None and module.method == "benchmark_compiled_module"
-            assert (-1, cid, kind, MODULE, "benchmark_compiled_module") in rows
+            assert (-1, str(cid), kind, MODULE, "benchmark_compiled_module") in rows
         for k in r.kernels:
             fig = bench.primary(k.compile_id, k.graph_kind, k.name)
             assert fig is not None, f"{k.name} not measured"
