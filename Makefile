@@ -52,16 +52,13 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy inspectc tui/inspectc_tui
 
-# tests/ and tui/tests/ each have a conftest module: run them as two sessions, at once.
-# tests/ runs on two workers (pytest-xdist; a file's tests share one worker and its fixtures,
-# and the files go out in tests/conftest.py's order, heaviest first); tui/tests runs beside it
-# in one process (tests/ leaves about a quarter of the two cores idle: its tests wait on
-# subprocesses and sleeps). tui/tests' output is printed after tests/'; the target fails if
-# either did, and each reports even when the other fails.
+# tests/ and tui/tests/ each have a conftest module: run them as two sessions, one after the
+# other, each on two workers (pytest-xdist; in tests/ a file's tests share one worker and its
+# fixtures, and the files go out in tests/conftest.py's order, heaviest first). Not at once:
+# beside a one-core burner that made three timing tests fail. tui/tests runs and reports
+# even when tests/ fails; the target fails if either did.
 pytest: setup sysdeps
-	@log=$$(mktemp); $(PY) -m pytest -q -p no:cacheprovider tui/tests >$$log 2>&1 & t=$$!; \
-	  $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests; a=$$?; \
-	  wait $$t; b=$$?; echo "== tui/tests"; cat $$log; rm -f $$log; \
+	@$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests; a=$$?; $(PY) -m pytest -q -n 2 tui/tests; b=$$?; \
 	  [ $$a -eq 0 ] && [ $$b -eq 0 ] || { echo "pytest: tests/ exit $$a, tui/tests exit $$b"; exit 1; }
 
 # The quick lane: everything that compiles nothing (no torch.compile, no inspectc run). Four
