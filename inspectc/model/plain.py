@@ -6,9 +6,10 @@ which hold a CompileId stored as its text (``_ID_TEXT``); the functions know no 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, TypeVar
+
+from inspectc.model.compile_id import CompileId
 
 T = TypeVar("T")
 
@@ -20,8 +21,6 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 # Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
 _ID_TEXT: dict[type, frozenset[str]] = {}
-# CompileId.parse, registered by the model package (this module imports nothing of the model).
-ID_PARSE: list[Callable[[str], Any]] = []
 
 
 def to_plain(obj: Any) -> Any:
@@ -78,4 +77,4 @@ def _id_text(cid: Any) -> str | None:
 
 
 def _parse_id(text: str) -> Any:
-    return ID_PARSE[0](text)
+    return CompileId.parse(text)
