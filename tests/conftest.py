@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -123,6 +124,15 @@ def inspectc_cmd() -> list[str]:
         return [str(script)]
     found = shutil.which("inspectc")
     return [found] if found else [sys.executable, "-m", "inspectc"]
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child that a test interrupts: SIGINT back to its default.
+
+    A test session started from a non-interactive shell's background job (``make test &``)
+    inherits SIGINT ignored; Python then installs no KeyboardInterrupt handler in the child,
+    and a test that sends SIGINT sees the program run on."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(

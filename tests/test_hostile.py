@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPORTS, ROOT, run_cli
+from conftest import REPORTS, ROOT, default_sigint, run_cli
 
 from inspectc.capture.importer import import_logs
 from inspectc.errors import InspectcError, ReportError
@@ -1282,7 +1282,13 @@ def test_cancel_and_ctrl_c_stop_a_running_query_within_a_second(tmp_path: Path) 
         "except KeyboardInterrupt:\n"
         "    print('interrupted after', round(time.monotonic() - sent[0], 2))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - the test's own child, no threads involved
+    )
     assert "interrupted after" in proc.stdout, proc.stderr
     assert float(proc.stdout.split()[-1]) < 1.2
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPORTS, inspectc_cmd, run_cli
+from conftest import REPORTS, default_sigint, inspectc_cmd, run_cli
 
 from inspectc.store.open import open_report
 
@@ -326,6 +326,7 @@ def test_signal_while_compiling(name: str, scripts: Path, tmp_path: Path) -> Non
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 - the test's own child, no threads involved
     )
     try:
         wait_for_compile_start(report, proc)
