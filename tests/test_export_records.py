@@ -149,9 +149,11 @@ def test_parsers_on_odd_input() -> None:
     assert export.exported_program("", index=0, rank=None, key="export/0").op_count == 0
     assert artifacts.collective_schedule("not json") is None
     assert artifacts.runtime_estimates('{"ops": 3}') is None
-    assert artifacts.execution_order(
-        '{"graph_execution_order": ["0/1", {"compile_id": "0/0"}, 7]}', rank=1
-    ).compile_ids == ("0/1", "0/0")
+    order = artifacts.execution_order(
+        '{"graph_execution_order": ["0/1", {"compile_id": "0/0"}, {"graph": 2}, 7]}', rank=1
+    )
+    assert order is not None and [str(c) for c in order.compile_ids] == ["0/1", "0/0", "?"]
+    assert {c.rank for c in order.compile_ids} == {1} and not order.compile_ids[2].known
     assert not RunRecords()
 
 

@@ -172,6 +172,12 @@ def bad_file(kind: str, folder: Path) -> tuple[Path, str]:
         frame["line"], frame["graph_breaks"] = "12", [{"reason": 5}]
         edit(path, ("UPDATE frames SET data = ?", (json.dumps(frame),)))
         return path, "corrupt frame entry"
+    if kind == "null-compile-id":  # the typed id of a frame, from untrusted JSON
+        copy_golden(folder, path.name)
+        frame = json.loads(sqlite3.connect(path).execute("SELECT data FROM frames").fetchone()[0])
+        frame["compile_id"] = None
+        edit(path, ("UPDATE frames SET data = ?", (json.dumps(frame),)))
+        return path, "corrupt frame entry"
     if kind == "fifo":
         os.mkfifo(path)
         return path, "not a regular file"
@@ -192,6 +198,7 @@ BAD_KINDS = [
     "deep-run-json",
     "deep-frame-json",
     "wrong-types",
+    "null-compile-id",
     "fifo",
 ]
 
@@ -200,10 +207,21 @@ BAD_KINDS = [
 def test_bad_report_is_one_clear_line(kind: str, tmp_path: Path) -> None:
     path, phrase = bad_file(kind, tmp_path)
     # Frames load after the TUI's window opens (it shows such errors there): not for `tui`.
-    lazy = kind in ("deep-frame-json", "wrong-types")
+    lazy = kind in ("deep-frame-json", "wrong-types", "null-compile-id")
     for command in [c for c in READER_COMMANDS if not (lazy and c == "tui")]:
         line = one_clear_line(run_cli(command, str(path), timeout=120))
         assert phrase in line, (command, line)
+
+
+def test_odd_compile_ids_read_as_not_known(tmp_path: Path) -> None:
+    """Ids that str.isdigit() accepts but int() does not ("²"), or past int()'s 4,300 digits."""
+    path = copy_golden(tmp_path)
+    frame = json.loads(sqlite3.connect(path).execute("SELECT data FROM frames").fetchone()[0])
+    frame["compile_id"] = "\u00b2/" + "9" * 5000
+    edit(path, ("UPDATE frames SET data = ?", (json.dumps(frame),)))
+    for command in ("summary", "export"):
+        proc = run_cli(command, str(path), timeout=120)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_100mb_payload_is_read_lazily(tmp_path: Path) -> None:

@@ -169,12 +169,13 @@ def _parity(collectives: Sequence[GraphCollectives], ranks: list[Rank]) -> list[
 
 def _execution_order(records: RunRecords, ranks: list[Rank]) -> list[RankDifference]:
     orders: dict[Rank, tuple[str, ...]] = {}
-    for e in records.execution_orders:
-        orders[e.rank] = orders.get(e.rank, ()) + e.compile_ids
+    for e in records.execution_orders:  # the ids' texts: the same graphs across ranks
+        orders[e.rank] = orders.get(e.rank, ()) + tuple(str(c) for c in e.compile_ids)
     if len(orders) < 2:
         return []
     comparable = orders
-    if any("?" in o for o in orders.values()):  # a cached graph's id is not logged: by count
+    if any(not c.known for e in records.execution_orders for c in e.compile_ids):
+        # a cached graph's id is not logged: compared by count
         comparable = {r: tuple("?" for _ in o) for r, o in orders.items()}
     if len(set(comparable.values())) == 1:
         return []

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from inspectc.capture import accuracy_compare as cmp
+from inspectc.model import CompileId
 from inspectc.model.accuracy import DIVERGES, ERROR, NOT_COMPARED, OK, GraphAccuracy, OutputCheck
 
 RANDOM_TARGETS = {
@@ -71,7 +72,7 @@ class Settings:
 class Graph:
     """One compiled graph: its results so far and, when it diverged, what bisection needs."""
 
-    compile_id: str
+    compile_id: CompileId  # "?" (not known) where Dynamo gave none
     eager: torch.fx.GraphModule | None
     input_names: list[str]
     random_ops: list[str]
@@ -219,7 +220,7 @@ class AccuracyCapture:
         cid = CompileContext.current_compile_id()
         rnd = random_ops(gm)
         graph = Graph(
-            compile_id=str(cid) if cid is not None else f"?{len(self.graphs)}",
+            compile_id=CompileId.parse(str(cid)) if cid is not None else CompileId(),
             eager=pristine_copy(gm),
             input_names=placeholder_names(gm),
             random_ops=rnd,

@@ -259,7 +259,7 @@ def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
 
     s = acc.settings
     graphs: list[GraphAccuracy] = []
-    called = {g.compile_id for g in acc.graphs if g.calls}
+    called = {g.compile_id for g in acc.graphs if g.calls and g.compile_id.known}
     for graph in acc.graphs:
         if not graph.calls and graph.error is None and graph.compile_id in called:
             continue  # Dynamo compiled this id again and ran only the later graph: one row

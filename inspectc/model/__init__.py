@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.model.compile_id import CompileId as CompileId  # re-exported: readers import it here
+from inspectc.model.compile_id import ranked
 from inspectc.model.compile_id import without_id_prefix as without_id_prefix
 
 # Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
@@ -177,7 +178,7 @@ class Kernel:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
+        object.__setattr__(self, "compile_id", ranked(self.compile_id, self.rank))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -214,7 +215,7 @@ class Frame:
 
     def __post_init__(self) -> None:
         # The stored text names no rank: the id carries the frame's own.
-        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
+        object.__setattr__(self, "compile_id", ranked(self.compile_id, self.rank))
 
     @property
     def shown_name(self) -> str | None:

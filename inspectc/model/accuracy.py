@@ -17,7 +17,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.model import _NESTED, CompileId, from_plain, to_plain
+from inspectc.model import _ID_TEXT, _NESTED, CompileId, from_plain, to_plain
+from inspectc.model.compile_id import ranked
 
 META_KEY = "accuracy"
 OK = "ok"
@@ -89,7 +90,7 @@ class Location:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class GraphAccuracy:
-    compile_id: str
+    compile_id: CompileId  # with ``rank``; stored as its text ("0/1"); unknown: "?"
     rank: int | None = None
     graph: str = "forward"  # forward | backward (gradients of the graph's inputs)
     verdict: str = OK  # ok | diverges | not compared | error
@@ -102,10 +103,8 @@ class GraphAccuracy:
     location: Location | None = None
     seconds: float = 0.0
 
-    @property
-    def cid(self) -> CompileId:
-        """The compile checked, typed (with its rank)."""
-        return CompileId.parse(self.compile_id, self.rank)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compile_id", ranked(self.compile_id, self.rank))
 
     @property
     def max_rel_error(self) -> float | None:
@@ -162,3 +161,4 @@ _NESTED.update(
         AccuracyRun: {"graphs": GraphAccuracy},
     }
 )
+_ID_TEXT.update({GraphAccuracy: frozenset({"compile_id"})})

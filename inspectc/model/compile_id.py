@@ -40,6 +40,11 @@ class CompileId:
         return format(str(self), spec)  # f"{cid:<8}" pads the text
 
     @property
+    def known(self) -> bool:
+        """It names a compile (a graph loaded from the cache, an AOT compile's kernel: no)."""
+        return self.frame is not None or self.autograd is not None
+
+    @property
     def label(self) -> str:
         """The id for a table of several ranks: "r1 0/1" (just "0/1" with no rank)."""
         return f"r{self.rank} {self}" if self.rank is not None else str(self)
@@ -110,6 +115,18 @@ class CompileId:
         )
 
 
+def ranked(cid: object, rank: int | None) -> CompileId:
+    """*cid* with *rank*, for a record's ``__post_init__``; a stored id that is not one (a
+    null in an untrusted report) is a TypeError, which the report's reader turns into one line."""
+    if not isinstance(cid, CompileId):
+        raise TypeError(f"compile id is {type(cid).__name__}, not an id")
+    return cid.with_rank(rank)
+
+
+def ranked_or_none(cid: object, rank: int | None) -> CompileId | None:
+    return None if cid is None else ranked(cid, rank)
+
+
 _ID_PREFIX = re.compile(r"^!?\d+/\d+(?:/\d+)?:\s*")
 
 
@@ -123,4 +140,5 @@ def _or_minus(value: int | None) -> int:
 
 
 def _int_or_none(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
+    # ASCII digits only ("²".isdigit() is True, int("²") raises) and no 4,300-digit id
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None

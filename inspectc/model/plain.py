@@ -57,7 +57,10 @@ def from_plain(cls: type[T], data: Any) -> T:
         value = data[f.name]
         sub = nested.get(f.name)
         if f.name in texts:
-            value = _parse_id(value) if isinstance(value, str) else None
+            if isinstance(value, list):  # a tuple of ids
+                value = tuple(_parse_id(v) for v in value if isinstance(v, str))
+            else:
+                value = _parse_id(value) if isinstance(value, str) else None
         elif sub is not None and value is not None:
             if isinstance(value, list):
                 value = tuple(from_plain(sub, v) for v in value)
@@ -69,11 +72,13 @@ def from_plain(cls: type[T], data: Any) -> T:
     return cls(**kwargs)
 
 
-def _id_text(cid: Any) -> str | None:
+def _id_text(cid: Any) -> Any:
     if cid is None:
         return None
+    if isinstance(cid, tuple):
+        return [_id_text(c) for c in cid]
     # An id that names no compile (an AOT compile's kernel) is stored as the empty text.
-    return str(cid) if cid.frame is not None or cid.autograd is not None else ""
+    return str(cid) if cid.known else ""
 
 
 def _parse_id(text: str) -> Any:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.model import _ID_TEXT, _NESTED, CompileId, Kernel, StackFrame
+from inspectc.model.compile_id import ranked, ranked_or_none
 
 RECORDS_EVENT = "inspectc_records"  # the event holding a process's RunRecords (JSON)
 
@@ -107,7 +108,10 @@ class Link:
     name: str
     url: str
     rank: int | None = None
-    compile_id: str | None = None
+    compile_id: CompileId | None = None  # with ``rank``; stored as its text ("0/1")
+
+    def __post_init__(self) -> None:
+        _rank_id(self)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -116,10 +120,13 @@ class Artifact:
 
     name: str
     rank: int | None = None
-    compile_id: str | None = None
+    compile_id: CompileId | None = None  # with ``rank``; stored as its text ("0/1")
     encoding: str | None = None  # "string" | "json"
     count: int = 1
     size: int = 0  # characters of payload, all of them (the payloads stay in the events)
+
+    def __post_init__(self) -> None:
+        _rank_id(self)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -128,10 +135,13 @@ class CacheKey:
 
     key: str
     rank: int | None = None
-    compile_id: str | None = None
+    compile_id: CompileId | None = None  # with ``rank``; stored as its text ("0/1")
     components: int = 0  # lines of the key's description (graph, inputs, configs)
     state: str | None = None  # hit | miss | bypass, when the record says
     bypass_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        _rank_id(self)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -157,7 +167,7 @@ class GraphCollectives:
     code_calls: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "compile_id", self.compile_id.with_rank(self.rank))
+        object.__setattr__(self, "compile_id", ranked(self.compile_id, self.rank))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -165,7 +175,18 @@ class ExecutionOrder:
     """``graph_execution``: the compile ids of the graphs a process ran, in order."""
 
     rank: int | None = None
-    compile_ids: tuple[str, ...] = ()
+    # with ``rank``, stored as their texts; a graph loaded from the cache has no id (``known``
+    # is False, shown "?")
+    compile_ids: tuple[CompileId, ...] = ()
+
+    def __post_init__(self) -> None:
+        ids = tuple(ranked(c, self.rank) for c in self.compile_ids)
+        object.__setattr__(self, "compile_ids", ids)
+
+
+def _rank_id(record: Link | Artifact | CacheKey) -> None:
+    """The record's compile id carries the record's rank (one key across ranks)."""
+    object.__setattr__(record, "compile_id", ranked_or_none(record.compile_id, record.rank))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -223,4 +244,12 @@ _NESTED.update(
     }
 )
 
-_ID_TEXT.update({GraphCollectives: frozenset({"compile_id"})})
+_ID_TEXT.update(
+    {
+        GraphCollectives: frozenset({"compile_id"}),
+        Link: frozenset({"compile_id"}),
+        Artifact: frozenset({"compile_id"}),
+        CacheKey: frozenset({"compile_id"}),
+        ExecutionOrder: frozenset({"compile_ids"}),
+    }
+)

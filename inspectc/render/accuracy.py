@@ -25,7 +25,7 @@ def link_kernels(run: AccuracyRun, report: Any) -> AccuracyRun:
     graphs = []
     for g in run.graphs:
         if g.location is not None and g.location.node:
-            kernels = located_kernels(report.frame_kernels(g.cid), g.location)
+            kernels = located_kernels(report.frame_kernels(g.compile_id), g.location)
             g = replace(g, location=replace(g.location, kernels=kernels))
         graphs.append(g)
     return replace(run, graphs=tuple(graphs))

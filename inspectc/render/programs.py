@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from inspectc.analysis.text import one_line
-from inspectc.model import StackFrame, to_plain
+from inspectc.model import CompileId, StackFrame, to_plain
 from inspectc.model.runrecords import ISSUE_KINDS, AotCompile, ExportedProgram, ExportIssue, RunRecords
 from inspectc.store.reader import Report
 
@@ -195,8 +195,8 @@ def _site(frame: StackFrame, clean: Clean, locate: Locate) -> str:
     return f"{locate(frame.filename, frame.line)}{code}"
 
 
-def _owner(rank: int | None, compile_id: str | None) -> str:
-    return (f"r{rank} " if rank is not None else "") + (compile_id or "-")
+def _owner(rank: int | None, compile_id: CompileId | None) -> str:
+    return (f"r{rank} " if rank is not None else "") + (str(compile_id) if compile_id is not None else "-")
 
 
 def _plural(n: int, noun: str) -> str:

@@ -102,7 +102,7 @@ class RunRecordsBuilder:
         self.failed_issues: list[ExportIssue] = []
         self.aot_compiles: list[AotCompile] = []
         self.links: list[Link] = []
-        self.artifacts: dict[tuple[int | None, str | None, str], Artifact] = {}
+        self.artifacts: dict[tuple[int | None, CompileId | None, str], Artifact] = {}
         self.cache_keys: list[CacheKey] = []
         self.collectives: dict[tuple[int | None, str], GraphCollectives] = {}
         self.orders: list[ExecutionOrder] = []
@@ -129,13 +129,14 @@ class RunRecordsBuilder:
         """Take what is this module's; True when the record was used."""
         if cid is None and self._unframed(name, metadata, payload, rank, seq):
             return True
+        typed = CompileId.parse(cid) if cid is not None else None
         if name == "link":
-            found = artifacts.link(metadata.get("link"), rank=rank, compile_id=cid)
+            found = artifacts.link(metadata.get("link"), rank=rank, compile_id=typed)
             if found is not None:
                 self.links.append(found)
             return found is not None
         if name == artifacts.CACHE_HASH:
-            key = artifacts.cache_key(payload, rank=rank, compile_id=cid)
+            key = artifacts.cache_key(payload, rank=rank, compile_id=typed)
             if key is not None:
                 self.cache_keys.append(key)
             return key is not None
@@ -146,7 +147,7 @@ class RunRecordsBuilder:
             return False  # the frame's kernels are read by the builder
         if name == "dump_file" or (name.startswith("artifact:") and name not in READ_ELSEWHERE):
             # dump_file: the source of an FX <eval_with_key> file Dynamo traced (text kept)
-            self._catalogue(name, metadata, payload, cid, rank)
+            self._catalogue(name, metadata, payload, typed, rank)
             return True
         return False
 
@@ -340,7 +341,7 @@ class RunRecordsBuilder:
         self.collectives[(rank, cid)] = replace(entry, code_calls=(entry.code_calls or ()) + calls)
 
     def _catalogue(
-        self, name: str, md: dict[str, Any], payload: str | None, cid: str | None, rank: int | None
+        self, name: str, md: dict[str, Any], payload: str | None, cid: CompileId | None, rank: int | None
     ) -> None:
         artifact_name = name.removeprefix("artifact:")
         key = (rank, cid, artifact_name)

@@ -25,6 +25,7 @@ import json
 import re
 from typing import Any
 
+from inspectc.model import CompileId
 from inspectc.model.runrecords import CacheKey, ExecutionOrder, Link, OpEstimate
 
 __all__ = [
@@ -45,7 +46,7 @@ RUNTIME_ESTIMATES = "artifact:inductor_runtime_and_tensor_meta"
 EXECUTION_ORDER = "artifact:graph_execution"
 
 
-def link(body: Any, *, rank: int | None, compile_id: str | None) -> Link | None:
+def link(body: Any, *, rank: int | None, compile_id: CompileId | None) -> Link | None:
     if not isinstance(body, dict) or not isinstance(body.get("url"), str):
         return None
     name = body.get("name")
@@ -54,7 +55,7 @@ def link(body: Any, *, rank: int | None, compile_id: str | None) -> Link | None:
     )
 
 
-def cache_key(payload: str | None, *, rank: int | None, compile_id: str | None) -> CacheKey | None:
+def cache_key(payload: str | None, *, rank: int | None, compile_id: CompileId | None) -> CacheKey | None:
     data = _json(payload)
     if not isinstance(data, dict) or not isinstance(data.get("key"), str):
         return None
@@ -121,9 +122,10 @@ def execution_order(payload: str | None, *, rank: int | None) -> ExecutionOrder 
     ids = []
     for item in order:
         if isinstance(item, str):
-            ids.append(item)
+            ids.append(CompileId.parse(item))
         elif isinstance(item, dict):  # a graph loaded from the cache has no compile id: "?"
-            ids.append(item["compile_id"] if isinstance(item.get("compile_id"), str) else "?")
+            text = item.get("compile_id")
+            ids.append(CompileId.parse(text) if isinstance(text, str) else CompileId())
     return ExecutionOrder(rank=rank, compile_ids=tuple(ids))
 
 

@@ -84,7 +84,7 @@ class AccuracyScreen(ModalScreen[Choice | None]):
             line = f"{loc.filename}:{loc.line}" if loc and loc.filename else "-"
             worst = max((o.eager_rel_error or 0.0 for o in g.outputs), default=None)
             table.add_row(
-                Text(g.compile_id),
+                Text(str(g.compile_id)),
                 Text(g.graph),
                 Text(g.verdict, style=VERDICT_STYLE.get(g.verdict, "yellow")),
                 Text(_num(g.max_rel_error)),
@@ -106,7 +106,7 @@ class AccuracyScreen(ModalScreen[Choice | None]):
         g = self._current()
         if g is None:
             return
-        key: FrameKey = g.cid
+        key: FrameKey = g.compile_id
         frame = self.data.frame(key)
         if frame is None:
             self.notify(f"frame {g.compile_id} is not in this report", severity="warning", markup=False)
