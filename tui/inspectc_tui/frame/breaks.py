@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -45,6 +46,9 @@ class Entry:
 
 
 class BreaksPane(FramePane):
+    # The highlighted entry (its index): the list sets it, watch_selected shows it.
+    selected: var[int | None] = var(None, init=False)
+
     @dataclass(eq=False)
     class SourceRead(Message):
         """The source of break *index* was read (off the UI thread)."""
@@ -237,11 +241,16 @@ class BreaksPane(FramePane):
 
     # -- the highlighted entry -----------------------------------------------------------
     @on(OptionList.OptionHighlighted, "#break-list")
-    def _show(self, event: OptionList.OptionHighlighted) -> None:
-        entry = self.entries[event.option_index]
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.selected = event.option_index
+
+    def watch_selected(self, index: int | None) -> None:
+        if index is None:
+            return
+        entry = self.entries[index]
         self.query_one("#break-info", Static).update(entry.head)
         self.query_one("#break-more", Static).update(entry.detail)
-        self._read_source(event.option_index, entry.filename, entry.line)
+        self._read_source(index, entry.filename, entry.line)
 
     @work(thread=True, exclusive=True, group="break-source", exit_on_error=False)
     def _read_source(self, index: int, filename: str | None, line: int | None) -> None:
@@ -250,7 +259,7 @@ class BreaksPane(FramePane):
 
     @on(SourceRead)
     def _show_source(self, message: SourceRead) -> None:
-        if self.query_one("#break-list", OptionList).highlighted != message.index:
+        if self.selected != message.index:
             return  # the user moved on
         found = message.found
         note = self.query_one("#source-note", Static)

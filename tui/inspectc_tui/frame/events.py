@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -24,6 +25,9 @@ MAX_PAYLOAD = 2_000_000
 
 
 class EventsPane(FramePane):
+    # The highlighted event: the table sets it, watch_selected reads its payload.
+    selected: var[EventRow | None] = var(None, init=False)
+
     class EventsRead(Message):
         def __init__(self, rows: list[EventRow]) -> None:
             self.rows = rows
@@ -84,7 +88,9 @@ class EventsPane(FramePane):
 
     @on(VirtualTable.RowHighlighted, "#event-table")
     def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
-        row = self.rows.get(event.key)
+        self.selected = self.rows.get(event.key)
+
+    def watch_selected(self, row: EventRow | None) -> None:
         if row is not None:
             self._read_payload(row)
 
@@ -96,6 +102,8 @@ class EventsPane(FramePane):
     @on(PayloadRead)
     def _show(self, message: PayloadRead) -> None:
         row = message.row
+        if row is not self.selected:
+            return  # the user moved on
         text = json.dumps(row.metadata, indent=2, ensure_ascii=False, default=str)
         payload = message.payload
         caption = Text(f"event {row.seq}: ") + literal(row.name, "bold")

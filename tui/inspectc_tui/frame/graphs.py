@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -42,6 +43,9 @@ ORDER = list(TITLES)
 
 
 class GraphsPane(FramePane):
+    # The graph kind shown: the list sets it, watch_current reads it.
+    current: var[str | None] = var(None, init=False)
+
     @dataclass(eq=False)
     class NodeChosen(Message):
         """A node line was chosen: go to the kernel that fused it."""
@@ -68,7 +72,7 @@ class GraphsPane(FramePane):
     def load(self) -> None:
         kinds = sorted(self.frame.graph_kinds, key=lambda k: ORDER.index(k) if k in ORDER else 99)
         self.kinds = kinds
-        self.current: str | None = None
+        self._pending: tuple[str | None, str | None] = (None, None)
         options = self.query_one("#graph-kinds", OptionList)
         note = self.query_one("#graph-note", Static)
         fx = [k for k in kinds if k != "guards"]
@@ -100,16 +104,19 @@ class GraphsPane(FramePane):
             if node is not None:
                 self._focus_node(node)
             return
-        self._pending: tuple[str | None, str | None] = (kind, node)
+        self._pending = (kind, node)
         options = self.query_one("#graph-kinds", OptionList)
         options.highlighted = self.kinds.index(kind)
 
     @on(OptionList.OptionHighlighted, "#graph-kinds")
     def _kind_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        kind = event.option.id or ""
-        self.current = kind
+        self.current = event.option.id or ""
+
+    def watch_current(self, kind: str | None) -> None:
+        if kind is None:
+            return
         self.query_one("#graph-caption", Static).update(Text(f"reading {TITLES.get(kind, kind)}…"))
-        pending_kind, pending_node = getattr(self, "_pending", (None, None))
+        pending_kind, pending_node = self._pending
         if pending_kind == kind:  # an earlier highlight (the list's first) must not take it
             self._pending = (None, None)
             self._read(kind, pending_node)

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 
@@ -71,6 +72,10 @@ def _top_level_split(text: str) -> list[str]:
 
 class GuardsPane(FramePane):
     BINDINGS = [Binding("f", "filter", "Filter guards")]
+    # The filter's text (the tree is rebuilt for it) and the highlighted guard (shown whole
+    # below the tree): widgets set them, the watchers show them.
+    needle: var[str] = var("", init=False)
+    guard: var[Guard | None] = var(None, init=False, always_update=True)
 
     def build(self) -> ComposeResult:
         yield GuardFilter(
@@ -85,7 +90,7 @@ class GuardsPane(FramePane):
         self.query_one("#guard-detail").display = False
         self._failed = self._failure_reasons()
         self._recompile_panel()
-        self._fill("")
+        self._fill(self.needle)
 
     def main_widget(self) -> Widget | None:
         return self.query_one("#guard-tree")
@@ -187,15 +192,20 @@ class GuardsPane(FramePane):
 
     @on(Input.Changed, "#guard-filter")
     def _filter(self, event: Input.Changed) -> None:
-        self._fill(event.value)
+        self.needle = event.value
+
+    def watch_needle(self, needle: str) -> None:
+        self._fill(needle)
 
     @on(Input.Submitted, "#guard-filter")
     def _to_tree(self) -> None:
         self.query_one("#guard-tree").focus()
 
     @on(Tree.NodeHighlighted, "#guard-tree")
-    def _guard_detail(self, event: Tree.NodeHighlighted[Guard]) -> None:
-        guard = event.node.data
+    def _highlighted(self, event: Tree.NodeHighlighted[Guard]) -> None:
+        self.guard = event.node.data if isinstance(event.node.data, Guard) else None
+
+    def watch_guard(self, guard: Guard | None) -> None:
         detail = Text()
         if isinstance(guard, Guard):
             detail.append_text(literal(guard.kind, "bold cyan"))

@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, ProgressBar, Static
 
@@ -76,11 +77,12 @@ class OverviewScreen(Screen[None]):
         Binding("b", "focus_table('#breaks')", "Breaks"),
         Binding("k", "focus_table('#top-kernels')", "Kernels"),
     ]
+    # The report read (again on each reload of a followed run): watch_data fills the tables.
+    data: var[ReportData | None] = var(None, init=False, always_update=True)
 
     def __init__(self, title: str) -> None:
         super().__init__()
         self._title = title
-        self.data: ReportData | None = None
         self._mounted = False
         self._pending: ReportData | None = None
 
@@ -134,8 +136,12 @@ class OverviewScreen(Screen[None]):
         if not self._mounted:  # the report was read before the screen was built
             self._pending = data
             return
-        first = self.data is None
         self.data = data
+
+    def watch_data(self, old: ReportData | None, data: ReportData | None) -> None:
+        if data is None:
+            return
+        first = old is None
         self.query_one("#run-header", Static).update(run_header(data.run, data))
         frames = self.query_one(FramesTable)
         frames.fill(data)
