@@ -231,6 +231,7 @@ def _block_report_with_stages(tmp_path: Path) -> tuple[Path, str, int]:
         "config": {"kwargs": {"XBLOCK": 1}, "num_warps": 1, "num_stages": 1},
         "num_warps": 1,
         "n_regs": 8,
+        "n_spills": 8,
         "shared": 0,
         "grid_type": "Grid1D",
         "stages": {s: files[s].read_text() for s in ("ttir", "ttgir", "llir", "ptx", "sass")},
@@ -251,6 +252,7 @@ def test_ir_and_export_show_stages_mapping_metadata_and_launches(tmp_path: Path)
     report, name, load = _block_report_with_stages(tmp_path)
     out = run_cli("ir", str(report), name, check=True).stdout
     assert "registers/thread: 8" in out and "occupancy (estimate): 32 blocks/SM, 32 warps/SM = 50%" in out
+    assert "spills: 8 (32 B of local memory per thread" in out  # Triton's n_spills: local bytes / 4
     assert "first launch: x3 grid=(5, 1, 1)" in out and "sass: cut at the per-kernel cap" in out
     out = run_cli("ir", str(report), name, "--stage", "ptx", "--line", str(load), check=True).stdout
     assert f"python line {load}: tmp0 = tl.load" in out and "ld.global" in out

@@ -15,7 +15,8 @@ def detail_lines(detail: KernelDetail) -> list[str]:
     out = [
         f"config: {cfg.get('kwargs', {})} num_warps={detail.num_warps} num_stages={detail.num_stages}"
         + (f" (chosen among {detail.candidates})" if detail.candidates else ""),
-        f"registers/thread: {_v(detail.n_regs)}  spills: {_v(detail.n_spills)}  shared memory: {_v(detail.shared)} B",
+        f"registers/thread: {_v(detail.n_regs)}  spills: {_spills(detail.n_spills)}"
+        f"  shared memory: {_v(detail.shared)} B",
     ]
     occ = occupancy(detail)
     if occ is not None:
@@ -62,3 +63,12 @@ def cpp_lines(kernel: Kernel, build: CpuBuild | None) -> list[str]:
         f"compile command (as Inductor builds a C++ kernel at this setting): {build.command}",
         f"argument types: {', '.join(cpp_arg_types(kernel.meta))}",
     ]
+
+
+def _spills(n: int | None) -> str:
+    """Triton's ``n_spills`` is the kernel's local memory per thread over 4
+    (``CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4``): register spills, or a local array such as
+    libdevice's sin/cos range-reduction table; the bytes say which to look for in the SASS."""
+    if not n:
+        return _v(n)
+    return f"{n} ({4 * n} B of local memory per thread: spills or a local array)"
