@@ -43,10 +43,15 @@ class EventRow:
     seq: int
     ts: float | None
     rank: int | None
-    compile_id: str | None
+    compile_id_text: str | None  # the events table's column, as stored
     name: str
     metadata: dict[str, Any]
     payload_size: int | None
+
+    @property
+    def compile_id(self) -> CompileId | None:
+        """The event's compile, typed (parsed when asked: a long scan of events never pays it)."""
+        return CompileId.parse(self.compile_id_text, self.rank) if self.compile_id_text else None
 
 
 def check_path(path: Path) -> None:
