@@ -119,7 +119,6 @@ COLUMNS = (  # method, key in the script's figures
     ("cold", "profiler_cold_us"),
     ("mixed", "mixed_us"),
     ("mixed_cold", "mixed_cold_us"),
-    ("rotate", "rotate_us"),
     ("tlb_warm", "tlb_warm_us"),
     ("tlb", "tlb_us"),
     ("do_bench", "do_bench_us"),

@@ -70,7 +70,7 @@ def load_cpp():
 
 SLEEP_CYCLES = 3_000_000  # torch.cuda._sleep: ~1.5 ms of GPU spin, the launches queue behind it
 BATCH = 25  # launches queued behind one spin
-METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "rotate", "tlb_warm", "tlb", "do_bench")
+METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "tlb_warm", "tlb", "do_bench")
 DEFAULT_METHOD = "@DEFAULT@"
 METHOD_TEXT = {
     "queued": "device time under torch.profiler (CUPTI), launches queued back to back behind a GPU spin: no idle GPU before a launch, inputs L2-warm",
@@ -79,7 +79,6 @@ METHOD_TEXT = {
     "cold": "device time under torch.profiler (CUPTI), 256 MiB overwritten before each launch (L2 cold)",
     "mixed": "device time under torch.profiler (CUPTI), other kernels (a cuDNN convolution, a sort) run between launches as a model's do: the kernel's code no longer cached on the SMs, its data L2-warm",
     "mixed_cold": "as mixed, and 256 MiB overwritten before each launch (L2 cold)",
-    "rotate": "as mixed, each launch on the next of N fresh copies of its tensors (N x their bytes >= 256 MiB): its inputs and outputs untouched since N launches, no flush's dirty lines in L2",
     "tlb_warm": "as mixed, and one word read in each 2 MiB page of a large buffer before each launch (the GPU's address translations of the kernel's tensors evicted, as a model's other buffers evict them)",
     "tlb": "as tlb_warm, and 256 MiB overwritten before each launch (L2 cold): everything cold",
     "do_bench": "triton.testing.do_bench median (CUDA events around each launch: launch overhead included, L2 flushed)",
@@ -206,8 +205,6 @@ def measure(reps=100, once=False, methods=None):
 
                 out["mixed_cold_us"], _ = profiled_us(call, reps, sync, flush=both)
                 del scratch
-        if "rotate" in methods:
-            out["rotate_us"], out["rotate_copies"] = rotating_us(kernel, stream, gen, reps, sync)
         if "tlb" in methods or "tlb_warm" in methods:
             others, walk = other_kernels(), page_walk()
             if "tlb_warm" in methods:
@@ -264,8 +261,7 @@ def measure(reps=100, once=False, methods=None):
     if SPEC["language"] == "triton":
         chosen = DEFAULT_METHOD if DEFAULT_METHOD in methods else methods[0]
         key = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
-               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "rotate": "rotate_us",
-               "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
+               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
                "do_bench": "do_bench_us"}[chosen]
         out["method"] = chosen + ": " + METHOD_TEXT[chosen]
         out["repro_us"] = out.get(key)
@@ -273,26 +269,6 @@ def measure(reps=100, once=False, methods=None):
     if best and SPEC["in_run_median_us"]:
         out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
     return out
-
-
-def rotating_us(kernel, stream, gen, reps, sync):
-    """Device time per launch, each launch on the next of N argument sets built as the first
-    (N x the tensors' bytes >= 256 MiB, 2 <= N <= 64), other kernels run in between."""
-    size = sum(a.untyped_storage().nbytes() for a in (make_arg(s, gen) for s in SPEC["args"])
-               if isinstance(a, torch.Tensor))
-    copies = max(2, min(64, -(-(256 << 20) // max(size, 1))))
-    sets = [[make_arg(s, gen) for s in SPEC["args"]] for _ in range(copies)]
-    turn = [0]
-
-    def call():
-        turn[0] = (turn[0] + 1) % copies
-        kernel.run(*sets[turn[0]], stream=stream)
-
-    for _ in range(copies):
-        call()
-    sync()
-    med, _n = profiled_us(call, reps, sync, flush=other_kernels())
-    return med, copies
 
 
 def other_kernels():
