@@ -722,7 +722,7 @@ def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
                 name=e.name,
                 metadata=taint(e.metadata, evil, keys=True),  # type: ignore[arg-type]
                 payload=None if payload is None else tainted(e.seq, payload),
-                compile_id=None if e.compile_id is None else e.compile_id + evil,
+                compile_id=None if e.compile_id_text is None else e.compile_id_text + evil,
                 rank=e.rank,
                 ts=e.ts,
             )

@@ -17,16 +17,7 @@ from inspectc.model.compile_id import ranked
 from inspectc.model.compile_id import without_id_prefix as without_id_prefix
 
 # Autotuning, CUDA graphs and symbolic shapes live in extras.py; they are part of this model.
-from inspectc.model.extras import (
-    Autotune,
-    AutotuneChoice,
-    CudaGraphs,
-    ShapeGuard,
-    Specialization,
-    Symbol,
-    SymbolicShapes,
-)
-from inspectc.model.plain import _ID_TEXT, _NESTED
+from inspectc.model.extras import Autotune, CudaGraphs, SymbolicShapes
 from inspectc.model.plain import from_plain as from_plain  # re-exported: the model's JSON round trip
 from inspectc.model.plain import to_plain as to_plain
 from inspectc.model.times import FrameTiming, KernelTime
@@ -300,39 +291,3 @@ class Run:
     world_size: int | None = None
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
-
-
-_ID_TEXT.update(
-    {
-        FailedGuard: frozenset({"earlier_compile_id"}),
-        Recompile: frozenset({"earlier_compile_id"}),
-        Frame: frozenset({"compile_id"}),
-        Kernel: frozenset({"compile_id"}),
-    }
-)
-
-_NESTED.update(
-    {
-        GraphBreak: {"user_stack": StackFrame},
-        Failure: {"graph_break": GraphBreak},
-        Recompile: {"failed": FailedGuard},
-        Autotune: {"choices": AutotuneChoice},
-        SymbolicShapes: {"symbols": Symbol, "guards": ShapeGuard, "specializations": Specialization},
-        RunOptions: {"compile_backends": CompileBackend, "config": ConfigValue},
-        Run: {"options": RunOptions},
-        Frame: {
-            "autotuning": Autotune,
-            "cudagraphs": CudaGraphs,
-            "symbolic_shapes": SymbolicShapes,
-            "user_stack": StackFrame,
-            "failure": Failure,
-            "graph_breaks": GraphBreak,
-            "recompiles": Recompile,
-            "guards": Guard,
-            "metrics": CompileMetrics,
-            "timing": FrameTiming,
-            "call_site": StackFrame,
-        },
-        Kernel: {"origins": Origin, "time": KernelTime},
-    }
-)

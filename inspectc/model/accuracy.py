@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.model import _ID_TEXT, _NESTED, CompileId, from_plain, to_plain
+from inspectc.model import CompileId, from_plain, to_plain
 from inspectc.model.compile_id import ranked
 
 META_KEY = "accuracy"
@@ -147,18 +147,3 @@ def load(meta: dict[str, str]) -> AccuracyRun | None:
         return from_plain(AccuracyRun, json.loads(text))
     except (ValueError, TypeError, RecursionError):
         return AccuracyRun(errors=("corrupt 'accuracy' entry in the report",))
-
-
-_NESTED.update(
-    {
-        Location: {"kernels": KernelRef},
-        GraphAccuracy: {
-            "outputs": OutputCheck,
-            "stages": Stage,
-            "bisection": Bisection,
-            "location": Location,
-        },
-        AccuracyRun: {"graphs": GraphAccuracy},
-    }
-)
-_ID_TEXT.update({GraphAccuracy: frozenset({"compile_id"})})

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.model import _NESTED, Kernel, from_plain
+from inspectc.model import Kernel, from_plain
 
 DETAIL_EVENT = "inspectc_kernel_detail"
 CPU_BUILD_EVENT = "inspectc_cpu_build"
@@ -84,9 +84,6 @@ class CpuBuild:
     vec_width_bits: int | None = None
     command: str | None = None  # the compile command Inductor builds for a kernel at -O3
     compiler: str | None = None
-
-
-_NESTED.update({Launch: {"args": ArgRecord}, KernelDetail: {"launches": Launch}})
 
 
 def parse_detail(payload: str | None) -> KernelDetail | None:

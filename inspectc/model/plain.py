@@ -1,26 +1,59 @@
 """JSON round trip: dataclasses <-> plain dicts, tolerant of unknown and missing keys.
 
-The model's dataclasses register here which fields nest other dataclasses (``_NESTED``) and
-which hold a CompileId stored as its text (``_ID_TEXT``); the functions know no class by name.
+What a field nests is read from its type hint, once per class: a dataclass (or a tuple of
+them) is built from its dict (or list of dicts), and a ``CompileId`` (or a tuple of them) is
+stored as its text, as torch prints it ("0/1"), and parsed back. No class is named here and
+nothing is registered by hand.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
+import dataclasses
+import types
+import typing
+from functools import cache
 from typing import Any, TypeVar
 
 from inspectc.model.compile_id import CompileId
 
 T = TypeVar("T")
 
-_NESTED: dict[type, dict[str, type]] = {}
+# How a field is read and written: as it is, an id (text), ids (texts), a nested dataclass
+# (or a tuple of them: a list in JSON, told apart by the value).
+_PLAIN, _ID, _IDS, _NESTED = range(4)
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+@cache
+def _layout(cls: Any) -> tuple[tuple[str, int, Any], ...]:
+    """(field name, how, nested class) of each field of dataclass *cls*, from its hints."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - a hint that does not resolve here: every field as it is
+        hints = {}
+    return tuple((f.name, *_how(hints.get(f.name))) for f in dataclasses.fields(cls))
 
 
-# Fields that hold a CompileId but store its text, as torch printed it ("0/0"), not an object.
-_ID_TEXT: dict[type, frozenset[str]] = {}
+def _how(hint: Any) -> tuple[int, Any]:
+    inner = _without_none(hint)
+    if typing.get_origin(inner) is tuple:
+        args = typing.get_args(inner)
+        inner = args[0] if args else None
+        if inner is CompileId:
+            return _IDS, None
+    elif inner is CompileId:
+        return _ID, None
+    if isinstance(inner, type) and dataclasses.is_dataclass(inner):
+        return _NESTED, inner
+    return _PLAIN, None
+
+
+def _without_none(hint: Any) -> Any:
+    """``X`` of ``X | None``; any other hint as it is."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return hint
 
 
 def to_plain(obj: Any) -> Any:
@@ -29,14 +62,11 @@ def to_plain(obj: Any) -> Any:
     Field by field, as ``dataclasses.asdict`` and its deep copy of every value would give,
     without the copy (a frame is written again at each flush of a long run).
     """
-    names = _FIELD_NAMES.get(type(obj))
-    if names is None and hasattr(obj, "__dataclass_fields__") and not isinstance(obj, type):
-        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
-    if names is not None:
-        texts = _ID_TEXT.get(type(obj))
-        if texts:
-            return {n: _id_text(getattr(obj, n)) if n in texts else to_plain(getattr(obj, n)) for n in names}
-        return {name: to_plain(getattr(obj, name)) for name in names}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {
+            name: _id_text(getattr(obj, name)) if how in (_ID, _IDS) else to_plain(getattr(obj, name))
+            for name, how, _ in _layout(type(obj))
+        }
     if isinstance(obj, (list, tuple)):
         return [to_plain(v) for v in obj]
     if isinstance(obj, dict):
@@ -48,27 +78,25 @@ def from_plain(cls: type[T], data: Any) -> T:
     """Build *cls* from a dict written by :func:`to_plain`; unknown keys are ignored."""
     if not isinstance(data, dict):
         raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-    nested = _NESTED.get(cls, {})
-    texts = _ID_TEXT.get(cls, frozenset())
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]
-        if f.name not in data:
+    layout = _layout(typing.cast(Any, cls))
+    for name, how, sub in layout:
+        if name not in data:
             continue
-        value = data[f.name]
-        sub = nested.get(f.name)
-        if f.name in texts:
+        value = data[name]
+        if how in (_ID, _IDS):
             if isinstance(value, list):  # a tuple of ids
-                value = tuple(_parse_id(v) for v in value if isinstance(v, str))
+                value = tuple(CompileId.parse(v) for v in value if isinstance(v, str))
             else:
-                value = _parse_id(value) if isinstance(value, str) else None
-        elif sub is not None and value is not None:
+                value = CompileId.parse(value) if isinstance(value, str) else None
+        elif how == _NESTED and value is not None:
             if isinstance(value, list):
                 value = tuple(from_plain(sub, v) for v in value)
             else:
                 value = from_plain(sub, value)
         elif isinstance(value, list):
             value = tuple(value)
-        kwargs[f.name] = value
+        kwargs[name] = value
     return cls(**kwargs)
 
 
@@ -77,9 +105,7 @@ def _id_text(cid: Any) -> Any:
         return None
     if isinstance(cid, tuple):
         return [_id_text(c) for c in cid]
+    if not isinstance(cid, CompileId):
+        return to_plain(cid)
     # An id that names no compile (an AOT compile's kernel) is stored as the empty text.
     return str(cid) if cid.known else ""
-
-
-def _parse_id(text: str) -> Any:
-    return CompileId.parse(text)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.model import _ID_TEXT, _NESTED, CompileId, Kernel, StackFrame
+from inspectc.model import CompileId, Kernel, StackFrame
 from inspectc.model.compile_id import ranked, ranked_or_none
 
 RECORDS_EVENT = "inspectc_records"  # the event holding a process's RunRecords (JSON)
@@ -221,35 +221,3 @@ def join(parts: Iterable[tuple[int | None, RunRecords]]) -> RunRecords:
                 items.append(item if rank is None or not hasattr(item, "rank") else replace(item, rank=rank))
     del joined["export_traced"]
     return RunRecords(**{name: tuple(items) for name, items in joined.items()}, export_traced=traced)
-
-
-_NESTED.update(
-    {
-        ExportIssue: {"user_stack": StackFrame},
-        ExportedProgram: {"issues": ExportIssue, "call_site": StackFrame},
-        AotKernel: {"kernel": Kernel},
-        AotCompile: {"code": AotCode, "kernels": AotKernel, "call_site": StackFrame},
-        OpEstimate: {},
-        GraphCollectives: {"estimates": OpEstimate},
-        RunRecords: {
-            "exported_programs": ExportedProgram,
-            "export_issues": ExportIssue,
-            "aot_compiles": AotCompile,
-            "links": Link,
-            "artifacts": Artifact,
-            "cache_keys": CacheKey,
-            "collectives": GraphCollectives,
-            "execution_orders": ExecutionOrder,
-        },
-    }
-)
-
-_ID_TEXT.update(
-    {
-        GraphCollectives: frozenset({"compile_id"}),
-        Link: frozenset({"compile_id"}),
-        Artifact: frozenset({"compile_id"}),
-        CacheKey: frozenset({"compile_id"}),
-        ExecutionOrder: frozenset({"compile_ids"}),
-    }
-)
