@@ -258,6 +258,13 @@ def measure(reps=100, once=False, methods=None):
         out["profiler_us"], out["profiler_n"] = profiled_us(call, reps, sync)
         out["method"] = "record-function range under torch.profiler (C++ kernel), back to back"
         out["repro_us"] = out["profiler_us"]
+        written = [i for i, t in enumerate(SPEC.get("cpp_arg_types") or ())
+                   if t.endswith("*") and not t.startswith("const") and isinstance(args[i], torch.Tensor)]
+        if written:  # the same, each call writing into pages it never touched
+            out["fresh_pages_us"], _ = profiled_us(fresh_pages(fn, args, written), reps, sync)
+            note = page_fault_note(out)
+            if note:
+                out["note"] = note
     if SPEC["language"] == "triton":
         chosen = DEFAULT_METHOD if DEFAULT_METHOD in methods else methods[0]
         key = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
@@ -269,6 +276,35 @@ def measure(reps=100, once=False, methods=None):
     if best and SPEC["in_run_median_us"]:
         out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
     return out
+
+
+def fresh_pages(fn, args, written):
+    """A call whose written (non-const) arguments are new anonymous pages each time, as when
+    the run's allocator returns a freed output to the OS and the next call's kernel
+    page-faults on its first touch (glibc trims or unmaps freed blocks)."""
+    import mmap
+
+    def call():
+        now = list(args)
+        for i in written:  # unmapped when the call returns and its tensors go (refcounts)
+            t = args[i]
+            nbytes = t.untyped_storage().nbytes()
+            flat = torch.frombuffer(mmap.mmap(-1, max(nbytes, 1)), dtype=torch.uint8, count=nbytes)
+            now[i] = torch.as_strided(flat.view(t.dtype), t.shape, t.stride(), t.storage_offset())
+        fn(*now)
+
+    return call
+
+
+def page_fault_note(out):
+    """Say so when the run's median is near the fresh-pages time and far from the reused one."""
+    run, reused, fresh = SPEC["in_run_median_us"], out.get("profiler_us"), out.get("fresh_pages_us")
+    if not (run and reused and fresh) or run < 1.5 * reused or abs(fresh - run) > 0.25 * run:
+        return None
+    return (f"the run's {run:.1f} us is this kernel writing into new pages ({fresh:.1f} us here) rather "
+            f"than reused ones ({reused:.1f} us): the run's allocator gave its outputs pages the kernel "
+            "page-faulted on first touch (glibc: MALLOC_TRIM_THRESHOLD_ / MALLOC_MMAP_THRESHOLD_, or a "
+            "preallocated output)")
 
 
 def other_kernels():
