@@ -15,6 +15,7 @@ import inspect
 from pathlib import Path
 
 from inspectc import model
+from inspectc.model import extras as model_extras
 from inspectc.trace import builder
 from inspectc.trace.payloads import chromium, ddp
 from inspectc.trace.payloads import extras as compile_extras
@@ -71,9 +72,12 @@ def literals(folder: Path) -> dict[str, list[str]]:
 
 
 def model_fields() -> set[str]:
+    """The field names of the report model's core (model/__init__.py and extras.py, which the
+    frame nests: autotuning, CUDA graphs, symbolic shapes)."""
     return {
         f.name
-        for _, cls in inspect.getmembers(model, inspect.isclass)
+        for module in (model, model_extras)
+        for _, cls in inspect.getmembers(module, inspect.isclass)
         if dataclasses.is_dataclass(cls)
         for f in dataclasses.fields(cls)
     }
