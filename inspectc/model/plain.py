@@ -18,9 +18,9 @@ from inspectc.model.compile_id import CompileId
 
 T = TypeVar("T")
 
-# How a field is read and written: as it is, an id (text), ids (texts), a nested dataclass
-# (or a tuple of them: a list in JSON, told apart by the value).
-_PLAIN, _ID, _IDS, _NESTED = range(4)
+# How a field is read and written: as it is, an id as its text, or a nested dataclass. A tuple
+# of ids or of dataclasses is a list in JSON, told apart by the value.
+_PLAIN, _ID, _NESTED = range(3)
 
 
 @cache
@@ -38,9 +38,7 @@ def _how(hint: Any) -> tuple[int, Any]:
     if typing.get_origin(inner) is tuple:
         args = typing.get_args(inner)
         inner = args[0] if args else None
-        if inner is CompileId:
-            return _IDS, None
-    elif inner is CompileId:
+    if inner is CompileId:
         return _ID, None
     if isinstance(inner, type) and dataclasses.is_dataclass(inner):
         return _NESTED, inner
@@ -64,7 +62,7 @@ def to_plain(obj: Any) -> Any:
     """
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {
-            name: _id_text(getattr(obj, name)) if how in (_ID, _IDS) else to_plain(getattr(obj, name))
+            name: _id_text(getattr(obj, name)) if how == _ID else to_plain(getattr(obj, name))
             for name, how, _ in _layout(type(obj))
         }
     if isinstance(obj, (list, tuple)):
@@ -79,12 +77,11 @@ def from_plain(cls: type[T], data: Any) -> T:
     if not isinstance(data, dict):
         raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
     kwargs: dict[str, Any] = {}
-    layout = _layout(typing.cast(Any, cls))
-    for name, how, sub in layout:
+    for name, how, sub in _layout(typing.cast(Any, cls)):
         if name not in data:
             continue
         value = data[name]
-        if how in (_ID, _IDS):
+        if how == _ID:
             if isinstance(value, list):  # a tuple of ids
                 value = tuple(CompileId.parse(v) for v in value if isinstance(v, str))
             else:

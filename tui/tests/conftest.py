@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from daily import write_daily_report
 from reports import write_fusion_report
 
 HERE = Path(__file__).parent
@@ -38,6 +39,12 @@ def mlp_report() -> Path:
 @pytest.fixture
 def sin_report() -> Path:
     return golden("sin_sin")
+
+
+@pytest.fixture(scope="session")
+def daily(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """daily.py's report of real torch outputs (read only by the tests that use it)."""
+    return write_daily_report(tmp_path_factory.mktemp("daily") / "daily.inspectc")
 
 
 @pytest.fixture(scope="session")

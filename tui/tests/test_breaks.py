@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from daily import write_daily_report
 from inspectc_tui.frame.breaks import BreaksPane
 from inspectc_tui.frame.screen import FrameScreen
 from inspectc_tui.overview.stacks import BreakStacksScreen
@@ -17,11 +15,6 @@ from pilots import RecordingApp, loaded, open_frame, screen_text, settle, sync, 
 from textual.widgets import OptionList, Tree
 
 SIZE = (160, 48)
-
-
-@pytest.fixture(scope="module")
-def daily(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_daily_report(tmp_path_factory.mktemp("daily") / "daily.inspectc")
 
 
 @sync

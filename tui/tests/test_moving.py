@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from daily import write_daily_report
 from inspectc_tui.dialogs.export import ExportScreen
 from inspectc_tui.dialogs.run import RunScreen
 from inspectc_tui.frame.screen import FrameScreen
@@ -18,11 +17,6 @@ from pilots import RecordingApp, loaded, open_frame, screen_text, settle, sync, 
 from textual.widgets import Input, Tree
 
 SIZE = (160, 48)
-
-
-@pytest.fixture(scope="module")
-def daily(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_daily_report(tmp_path_factory.mktemp("daily") / "daily.inspectc")
 
 
 @sync

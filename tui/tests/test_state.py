@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from daily import write_daily_report
 from inspectc_tui.frame.breaks import BreaksPane
 from inspectc_tui.frame.graphs import TITLES, GraphsPane
 from inspectc_tui.frame.guards import GuardsPane
@@ -16,12 +14,6 @@ from pilots import RecordingApp, loaded, open_frame, settle, sync, text_of
 from textual.widgets import Static, Tree
 
 SIZE = (160, 48)
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "reports" / "graph_breaks.inspectc"
-
-
-@pytest.fixture(scope="module")
-def daily(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_daily_report(tmp_path_factory.mktemp("daily") / "daily.inspectc")
 
 
 @sync
@@ -42,8 +34,8 @@ async def test_the_break_pane_follows_its_selected_entry(daily: Path) -> None:
 
 
 @sync
-async def test_guard_and_graph_panes_follow_their_state() -> None:
-    app = RecordingApp(SAMPLE)
+async def test_guard_and_graph_panes_follow_their_state(graph_breaks_report: Path) -> None:
+    app = RecordingApp(graph_breaks_report)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         screen = await open_frame(pilot, "0/0")
