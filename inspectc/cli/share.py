@@ -134,14 +134,6 @@ def share(
     except OSError as exc:
         raise UsageError(f"cannot write to {shown(out_dir)}: {why(exc)}") from None
     stem = src.name.removesuffix(".inspectc").removesuffix(".zip") or "report"
-    md_path = out_dir / f"{stem}.share.md"
-    zip_path = out_dir / f"{stem}.share.zip"
-    html_path = out_dir / f"{stem}.share.html" if html else None
-    outputs = [p for p in (md_path, zip_path, html_path) if p is not None]
-    if os.path.realpath(src) in {os.path.realpath(p) for p in outputs}:
-        raise UsageError(f"share would overwrite its input {shown(src)}: choose another -o DIR")
-    for path in outputs:
-        _check_target(path)
 
     with (
         open_report(src) as original,
@@ -149,12 +141,20 @@ def share(
         remove_on_signal(tmp),
     ):
         redactor = redactor_for(original, extra_rules=extra_rules) if redact else None
+        stem = _public_stem(redactor, stem)  # the files' names are posted too
+        md_path = out_dir / f"{stem}.share.md"
+        zip_path = out_dir / f"{stem}.share.zip"
+        html_path = out_dir / f"{stem}.share.html" if html else None
+        outputs = [p for p in (md_path, zip_path, html_path) if p is not None]
+        if os.path.realpath(src) in {os.path.realpath(p) for p in outputs}:
+            raise UsageError(f"share would overwrite its input {shown(src)}: choose another -o DIR")
+        for path in outputs:
+            _check_target(path)
         copy = Path(tmp) / REPORT_MEMBER
         redacted_copy(original.path, copy, redactor, no_source=no_source)
         with Report(copy) as report:
             repros = repro_files(report)
-            bundle_name = _sub(redactor, zip_path.name)
-            info = gather(report, repros=[name for name, _ in repros], bundle_name=bundle_name)
+            info = gather(report, repros=[name for name, _ in repros], bundle_name=zip_path.name)
             markdown = render_markdown(info, limit=limit)
             page = None
             if html_path is not None:
@@ -224,8 +224,16 @@ def _one_line_comment(text: str) -> str:
     return "".join("# " + line.lstrip("# ") + "\n" for line in text.splitlines())
 
 
-def _sub(redactor: Redactor | None, text: str) -> str:
-    return redactor.sub(text) if redactor else text
+def _public_stem(redactor: Redactor | None, stem: str) -> str:
+    """The outputs' file stem: the report's, with what redaction removes replaced by a plain
+    word (``alice_run`` -> ``user_run``)."""
+    if redactor is not None:
+        redactor.at("output file name")
+    public = redactor.sub(stem) if redactor else stem
+    if public == stem:
+        return stem
+    words = re.sub(r"[<>]", "", public.replace("~", "home"))
+    return re.sub(r"[^\w.-]+", "_", words).strip("._") or "report"
 
 
 def _write_text(path: Path, text: str) -> None:

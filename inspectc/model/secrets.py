@@ -11,6 +11,7 @@ brute-forced).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -84,16 +85,41 @@ def parse_meta(text: str | None) -> tuple[str, dict[int, set[str]]] | None:
 
 # Where a secret may sit in text: a run between quotes or blanks, or between punctuation.
 _CANDIDATES = (re.compile(r"[^\s'\"`]+"), re.compile(r"[^\s'\"`,;()\[\]{}<>=:@/\\&?]+"))
+# A quoted string as Python's repr or JSON writes it: a value with blanks, quotes or
+# backslashes (``'correct horse'``, a repr's doubled ``\\``) is found by its decoded text.
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+_QUOTED_CAP = 1 << 20  # longer literals are not decoded (tokens still are)
+_NESTING = 3  # a guard's string in a JSON string in JSON text (in a JSON string)
 
 
-def matches(text: str, salt: str, by_len: Mapping[int, set[str]]) -> set[str]:
-    """The substrings of *text* (whole tokens, by two tokenizations) whose salted hash is recorded."""
+def matches(text: str, salt: str, by_len: Mapping[int, set[str]], _depth: int = 0) -> set[str]:
+    """The substrings of *text* (whole tokens, by two tokenizations, and the decoded text of
+    quoted strings, nested up to three deep) whose salted hash is recorded."""
     found: set[str] = set()
+
+    def check(candidate: str) -> None:
+        hashes = by_len.get(len(candidate))
+        if hashes and candidate not in found and digest(salt, candidate) in hashes:
+            found.add(candidate)
+
     for pattern in _CANDIDATES:
         for m in pattern.finditer(text):
             token = m.group(0)
             for candidate in {token, token.strip(".,;:!?")}:
-                hashes = by_len.get(len(candidate))
-                if hashes and candidate not in found and digest(salt, candidate) in hashes:
-                    found.add(candidate)
+                check(candidate)
+    if _depth < _NESTING and ("'" in text or '"' in text):
+        for m in _QUOTED.finditer(text):
+            value = _unquote(m.group(0)) if len(m.group(0)) <= _QUOTED_CAP else None
+            if value is not None:
+                check(value)
+                found |= matches(value, salt, by_len, _depth + 1)
     return found
+
+
+def _unquote(literal: str) -> str | None:
+    """The text of one quoted string literal (data only: the pattern admits nothing else)."""
+    try:
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None

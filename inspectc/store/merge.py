@@ -72,6 +72,13 @@ def plan_inputs(reports: Sequence[Report], paths: Sequence[Path]) -> tuple[list[
     return inputs, clash and len(wanted) > 1
 
 
+def _rank_entry(entry: MergeInput, report: Report) -> dict[str, Any]:
+    """One input of the merge as the ``ranks`` meta keeps it: who made it where, too
+    (``share`` redacts every input's user, whoever merged them)."""
+    made = {k: report.meta[k] for k in (origin.HOST, origin.USER) if isinstance(report.meta.get(k), str)}
+    return {"rank": entry.rank, "path": str(entry.path), "run": to_plain(entry.run), **made}
+
+
 def _stored_ranks(report: Report) -> tuple[int | None, ...]:
     ranks = sorted({f.rank if f.rank is not None else NO_RANK for f in report.frames})
     return tuple(None if r == NO_RANK else r for r in ranks)
@@ -122,7 +129,7 @@ def _merge(reports: list[Report], sources: list[Path], out: Path, argv: Sequence
                 writer.set_meta(key, value)
         writer.set_meta(
             "ranks",
-            json.dumps([{"rank": i.rank, "path": str(i.path), "run": to_plain(i.run)} for i in inputs]),
+            json.dumps([_rank_entry(i, r) for i, r in zip(inputs, reports, strict=True)]),
         )
         writer.close()
         _copy_rows(out, inputs)

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
-from inspectc.model import Frame, GraphBreak, StackFrame, from_plain, to_plain
+from inspectc.model import Frame, GraphBreak, Recompile, StackFrame, from_plain, to_plain
 from inspectc.model.runrecords import RECORDS_EVENT, ExportIssue, RunRecords
 from inspectc.model.secrets import META_KEY
-from inspectc.render.share.redact import DATA_EVENTS, LEFT_OUT, Redactor, scrub_run
-from inspectc.store import untrusted
+from inspectc.render.share.redact import DATA_EVENTS, HOST, LEFT_OUT, USER, Redactor, scrub_run
+from inspectc.store import origin, untrusted
 from inspectc.store.schema import compress, decompress
 from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
 
@@ -44,12 +44,21 @@ class CopyNotes:
 
 
 _TRACEBACK_FILE = re.compile(r'\s*File "[^"]*", line \d+')
+_ORIGIN = {origin.HOST: HOST, origin.USER: USER}
+_NODE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+# A verbose guard: `CODE   # USER SOURCE LINE  # file.py:12 in fn` (torch's format); the
+# middle comment is the user's source line. Read a line at a time, without backtracking.
+_GUARD_WHERE = re.compile(r"[^#\n:]{1,500}:\d+ in [^#\n]{1,300}")
+# Metadata that is a map from kernels to the user's source (tracebacks as text)
+SOURCE_MAPS = frozenset({"inductor_provenance"})
 
 
 def strip_code_lines(text: str | None) -> str | None:
-    """*text* without the source lines a traceback shows under each ``File "...", line N``."""
+    """*text* without the source lines a traceback shows under each ``File "...", line N``,
+    and without the user's line a verbose guard quotes (``G['x'] == 2  # x = f(y)  # a.py:3 in g``)."""
     if not text:
         return text
+    text = "".join(map(_guard_without_source, text.splitlines(keepends=True))) if " # " in text else text
     out: list[str] = []
     code_indent: int | None = None
     for line in text.splitlines(keepends=True):
@@ -59,6 +68,17 @@ def strip_code_lines(text: str | None) -> str | None:
         code_indent = indent if _TRACEBACK_FILE.match(line) else None
         out.append(line)
     return "".join(out)
+
+
+def _guard_without_source(line: str) -> str:
+    """``G['x'] == 2   # x = f(y)  # a.py:3 in g`` -> ``G['x'] == 2  # a.py:3 in g``."""
+    body = line.rstrip("\r\n")
+    cut = body.rfind("  # ")
+    first = body.find(" # ")
+    if cut < 0 or first < 0 or first + 1 >= cut or not _GUARD_WHERE.fullmatch(body[cut + 4 :]):
+        return line
+    guard = body[:first].rstrip()
+    return f"{guard}  # {body[cut + 4 :]}{line[len(body) :]}" if guard else line
 
 
 def _strip_source(frame: Frame) -> Frame:
@@ -76,6 +96,10 @@ def _strip_source(frame: Frame) -> Frame:
             user_stack=stack(b.user_stack),
         )
 
+    def recompile(r: Recompile) -> Recompile:
+        failed = tuple(replace(f, text=strip_code_lines(f.text) or "") for f in r.failed)
+        return replace(r, text=strip_code_lines(r.text) or "", failed=failed)
+
     failure = frame.failure
     if failure is not None:
         failure = replace(failure, reason=strip_code_lines(failure.reason))
@@ -84,12 +108,50 @@ def _strip_source(frame: Frame) -> Frame:
         user_stack=stack(frame.user_stack),
         graph_breaks=tuple(gb(b) for b in frame.graph_breaks),
         guards=tuple(replace(g, user_code=None) for g in frame.guards),
+        recompiles=tuple(recompile(r) for r in frame.recompiles),
         failure=failure,
     )
 
 
+def _source_free(value: Any) -> Any:
+    """Event metadata without the user's source: no ``loc`` (a stack's line), no kernel ->
+    traceback maps, no code lines in any text (torch puts tracebacks in its reasons)."""
+    if isinstance(value, dict):
+        return {k: _source_free(v) for k, v in value.items() if k != SOURCE_LINE_KEY and k not in SOURCE_MAPS}
+    if isinstance(value, list):
+        return [_source_free(v) for v in value]
+    if isinstance(value, str):
+        return strip_code_lines(value)
+    return value
+
+
+def _payload_source_free(payload: str) -> str:
+    """A kept payload (``recompile_reasons``: JSON text) without code lines in its strings."""
+    try:
+        return json.dumps(_source_free(json.loads(payload)))
+    except (ValueError, RecursionError):
+        return strip_code_lines(payload) or ""
+
+
+def _origin_source_free(kernel: dict[str, Any]) -> dict[str, Any]:
+    """A kernel row's data without the user's expressions its origins quote (an FX node's
+    name, ``linear``, stays: it names the op, not the code)."""
+    origins = kernel.get("origins")
+    if isinstance(origins, list):
+        kernel["origins"] = [
+            {**o, "op": o["op"] if _NODE_NAME.fullmatch(str(o.get("op"))) else "(source left out)"}
+            if isinstance(o, dict)
+            else o
+            for o in origins
+        ]
+    return kernel
+
+
 def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
-    """One meta entry redacted: run records (this run's, each merged rank's) field by field."""
+    """One meta entry redacted: run records (this run's, each merged rank's) field by field;
+    who made the report is a placeholder whatever the name (a short one is kept in text)."""
+    if key in _ORIGIN and value:
+        return _ORIGIN[key]
     if key not in ("run", "ranks"):
         return redactor.sub(value)
     try:
@@ -104,7 +166,12 @@ def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
     for entry in data:
         if isinstance(entry, dict):
             entry = {
-                k: scrub_run(v, redactor) if k == "run" else redactor.sub_plain(v) for k, v in entry.items()
+                k: scrub_run(v, redactor)
+                if k == "run"
+                else _ORIGIN[k]
+                if k in _ORIGIN and v
+                else redactor.sub_plain(v)
+                for k, v in entry.items()
             }
         ranks.append(entry)
     return json.dumps(ranks)
@@ -151,15 +218,6 @@ def _records_without_source(payload: str) -> str:
         aot_compiles=tuple(replace(a, call_site=site(a.call_site)) for a in records.aot_compiles),
     )
     return json.dumps(to_plain(stripped))
-
-
-def _drop_loc(value: Any) -> Any:
-    """Event metadata without the source lines of stacks (``loc`` keys)."""
-    if isinstance(value, dict):
-        return {k: _drop_loc(v) for k, v in value.items() if k != SOURCE_LINE_KEY}
-    if isinstance(value, list):
-        return [_drop_loc(v) for v in value]
-    return value
 
 
 def _slices(db: sqlite3.Connection) -> dict[int, set[int]]:
@@ -233,7 +291,7 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
                 plain = json.loads(metadata)
                 if redactor is not None:
                     plain = redactor.sub_plain(_drop_checksums(plain, redactor.counts))
-                metadata = json.dumps(_drop_loc(plain) if no_source else plain)
+                metadata = json.dumps(_source_free(plain) if no_source else plain)
             except (ValueError, RecursionError):
                 metadata = "{}"  # unreadable metadata is not copied: it could hold anything
         at(f"event {seq} ({name})")
@@ -243,6 +301,8 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
         if payload is not None and no_source and name not in DATA_EVENTS and name != RECORDS_EVENT:
             payload = LEFT_OUT
             blanked.add(seq)
+        elif payload is not None and no_source and name in DATA_EVENTS:
+            payload = _payload_source_free(payload)
         elif payload is not None and redactor is not None:
             payload, moved[seq] = redactor.sub_mapped(payload, offsets.get(seq, ()))
         db.execute(
@@ -260,6 +320,8 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
             db.execute(f"UPDATE {table} SET start = ?, stop = ? WHERE rowid = ?", (start, stop, rowid))  # noqa: S608
     for kid, name, data in _rows(db, "SELECT id, name, data FROM kernels"):
         at(f"kernel {kid}")
+        if no_source:
+            data = json.dumps(_origin_source_free(json.loads(data)))
         if redactor is not None:
             data = json.dumps(redactor.sub_plain(json.loads(data)))
         db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), data, kid))

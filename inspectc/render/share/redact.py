@@ -28,6 +28,7 @@ from inspectc.model import secrets as run_secrets
 from inspectc.model import to_plain
 from inspectc.render.share.rules import NAME as _NAME
 from inspectc.render.share.rules import RULES, Rule, group_regex
+from inspectc.store import origin
 from inspectc.trace.records import SOURCE_FREE_EVENTS
 
 HOME = "~"
@@ -188,17 +189,23 @@ class Redactor:
         return rep
 
     def sub(self, text: str) -> str:
-        return self.pattern.sub(self._replacement, text)
+        return self.sub_mapped(text, ())[0]
 
     def sub_mapped(self, text: str, offsets: Iterable[int]) -> tuple[str, dict[int, int]]:
-        """Redact *text* and say where each old offset lands in the new text."""
+        """Redact *text* and say where each old offset lands in the new text.
+
+        Text laid out around a removed value would still tell its length: a guard padded to
+        60 columns, the carets under a traceback's code line. So on a line where something
+        was replaced, a later run of three or more blanks becomes two, and a caret line just
+        below it is dropped."""
+        edits = [(m.start(), m.end(), self._replacement(m)) for m in self.pattern.finditer(text)]
+        if edits:
+            edits = _without_layout(text, edits)
         wanted = sorted(set(offsets))
         mapping: dict[int, int] = {}
         out: list[str] = []
         pos = shift = i = 0
-        for match in self.pattern.finditer(text):
-            start, end = match.span()
-            rep = self._replacement(match)
+        for start, end, rep in edits:
             while i < len(wanted) and wanted[i] <= start:
                 mapping[wanted[i]] = wanted[i] + shift
                 i += 1
@@ -258,6 +265,35 @@ class Redactor:
         return ", ".join(parts) or "nothing"
 
 
+_PADDING = re.compile(r" {3,}")
+_CARETS = re.compile(r"[ \t]*[\^~]+[ \t]*(?:\r?\n|$)")
+
+
+def _without_layout(text: str, edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """*edits* plus what hides the removed values' lengths (see :meth:`Redactor.sub_mapped`)."""
+    extra: list[tuple[int, int, str]] = []
+    done = -1  # the end of the last line handled
+    for _, end, _ in edits:
+        if end <= done:
+            continue
+        eol = text.find("\n", end)
+        eol = len(text) if eol < 0 else eol
+        extra += [(m.start(), m.end(), "  ") for m in _PADDING.finditer(text, end, eol)]
+        if (carets := _CARETS.match(text, eol + 1)) is not None and eol < len(text):
+            extra.append((carets.start(), carets.end(), ""))
+        done = eol
+    if not extra:
+        return edits
+    merged = sorted(edits + extra)
+    kept = [merged[0]]
+    for edit in merged[1:]:  # an added edit inside a replaced value (blanks in a secret) goes
+        if edit[0] >= kept[-1][1]:
+            kept.append(edit)
+        elif edit in edits:  # a replaced value wins over layout
+            kept[-1] = edit
+    return kept
+
+
 def _plural(kind: str, n: int) -> str:
     if n == 1:
         return kind
@@ -294,11 +330,14 @@ def _compile(
 
 
 def _either(value: str) -> str:
-    """*value* as a pattern, also in its JSON-escaped form (``\\u00e9``, doubled backslashes)."""
-    escaped = json.dumps(value)[1:-1]
-    if escaped == value:
+    """*value* as a pattern, also in the forms text holds it in: JSON-escaped (``\\u00e9``,
+    doubled backslashes), inside a Python repr (a guard's ``'a\\\\b'``), and those JSON-escaped again."""
+    as_json = json.dumps(value)[1:-1]
+    as_repr = repr(value)[1:-1]
+    forms = {value, as_json, as_repr, json.dumps(as_repr)[1:-1], json.dumps(as_json)[1:-1]}
+    if len(forms) == 1:
         return re.escape(value)
-    return f"(?:{re.escape(escaped)}|{re.escape(value)})"
+    return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + ")"
 
 
 def rank_runs(report: Any) -> list[dict[str, Any]]:
@@ -314,7 +353,9 @@ def _strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for v in value.values():
+        for k, v in value.items():
+            if isinstance(k, str):
+                yield k
             yield from _strings(v)
     elif isinstance(value, list):
         for v in value:
@@ -326,12 +367,16 @@ def redactor_for(report: Any, *, this_machine: bool = True, extra_rules: tuple[R
     host, directory, argv and sources, every path of every frame, and the run's secrets
     (values of secret-named argv flags, and text whose salted hash capture recorded)."""
     run = report.run
-    hostnames: list[str | None] = [run.hostname]
+    # who made the report (capture's origin meta): its user and host, whoever shares it
+    hostnames: list[str | None] = [run.hostname, _text(report.meta.get(origin.HOST))]
+    users: list[str | None] = [_text(report.meta.get(origin.USER))]
     paths: list[str | None] = [run.cwd, *run.argv, *run.options.sources, str(report.path)]
     for entry in rank_runs(report):
         found = entry.get("run")
         other: dict[str, Any] = found if isinstance(found, dict) else {}
-        hostnames.append(other.get("hostname") if isinstance(other.get("hostname"), str) else None)
+        hostnames.append(_text(other.get("hostname")))
+        hostnames.append(_text(entry.get(origin.HOST)))
+        users.append(_text(entry.get(origin.USER)))
         paths += list(_strings(other)) + list(_strings(entry.get("path")))
     for frame in report.frames:
         paths.append(frame.filename)
@@ -350,8 +395,17 @@ def redactor_for(report: Any, *, this_machine: bool = True, extra_rules: tuple[R
     found = {v for v in found if not v.startswith("<")}  # a redacted report's placeholders
     found |= hashed_secrets(report)
     return Redactor.for_report(
-        hostnames=hostnames, paths=paths, secrets=found, extra_rules=extra_rules, this_machine=this_machine
+        hostnames=hostnames,
+        paths=paths,
+        users=users,
+        secrets=found,
+        extra_rules=extra_rules,
+        this_machine=this_machine,
     )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def hashed_secrets(report: Any) -> set[str]:
@@ -373,10 +427,10 @@ def _report_texts(report: Any) -> Iterable[str]:
         if key != run_secrets.META_KEY:
             yield str(value)
     for event in report.events(limit=1_000_000):
-        yield json.dumps(event.metadata)
+        yield from _strings(event.metadata)  # as strings: a value is found in its own quotes
         yield report.event_payload(event.seq) or ""
     for frame in report.frames:
-        yield json.dumps(to_plain(frame))
+        yield from _strings(to_plain(frame))
     for kernel in report.kernels:
         yield kernel.name
 
