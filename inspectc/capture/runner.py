@@ -12,6 +12,7 @@ import os
 import signal
 import stat
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Callable
@@ -48,7 +49,8 @@ def prepare_script(path: str) -> types.CodeType:
     except OSError as exc:
         raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
     try:
-        return compile(source, str(script), "exec", dont_inherit=True)
+        # absolute, as Python gives __main__ since 3.9: a chdir in the script keeps __file__
+        return compile(source, os.path.abspath(script), "exec", dont_inherit=True)
     except SyntaxError as exc:
         where = f"{exc.filename}:{exc.lineno}" if exc.lineno else str(exc.filename)
         raise UsageError(f"syntax error in {where}: {exc.msg}") from None
@@ -132,8 +134,8 @@ def _guarded(body: Callable[[], object]) -> Outcome:
         body()
     except SystemExit as exc:
         return Outcome(exit_code=_exit_code(exc.code), end_reason="exit")
-    except KeyboardInterrupt:
-        traceback.print_exc()
+    except KeyboardInterrupt as exc:
+        _print_user_traceback(exc)
         return Outcome(130, "interrupt", "KeyboardInterrupt", signal=signal.SIGINT)
     except Terminated:
         return Outcome(128 + signal.SIGTERM, "signal", "SIGTERM", signal=signal.SIGTERM)
@@ -144,6 +146,38 @@ def _guarded(body: Callable[[], object]) -> Outcome:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return Outcome(exit_code=0, end_reason="exit")
+
+
+def wait_for_threads() -> Outcome | None:
+    """Wait, as Python does before it exits, for the script's non-daemon threads, so what they
+    compile after the script's last line is recorded. Executor workers are left alone: Python
+    shuts their pools down first, and their threads would wait forever. None when every
+    thread ended; the ending when Ctrl-C or SIGTERM stopped the wait (the report is still
+    finished, as it is when they stop the script)."""
+    from concurrent.futures import thread as futures_thread
+
+    me = threading.current_thread()
+    previous = _install_sigterm()
+    try:
+        while True:
+            waiting = [
+                t
+                for t in threading.enumerate()
+                if t is not me
+                and not t.daemon
+                and t.is_alive()
+                and getattr(t, "_target", None) is not futures_thread._worker  # noqa: SLF001
+            ]
+            if not waiting:
+                return None
+            waiting[0].join()
+    except KeyboardInterrupt:
+        return Outcome(130, "interrupt", "KeyboardInterrupt", signal=signal.SIGINT)
+    except Terminated:
+        return Outcome(128 + signal.SIGTERM, "signal", "SIGTERM", signal=signal.SIGTERM)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _install_sigterm() -> signal.Handlers | None:
@@ -180,6 +214,15 @@ def _print_user_traceback(exc: BaseException) -> None:
         or os.path.splitext(tb.tb_frame.f_code.co_filename)[0] == runpy_file
     ):
         tb = tb.tb_next
+    hook = sys.excepthook
+    if hook is not sys.__excepthook__:  # the script's own hook shows its uncaught exception
+        try:
+            hook(type(exc), exc, tb)
+            return
+        except Exception as failed:  # noqa: BLE001 - said as Python says it, then the original
+            print("Error in sys.excepthook:", file=sys.stderr)
+            traceback.print_exception(type(failed), failed, failed.__traceback__)
+            print("\nOriginal exception was:", file=sys.stderr)
     traceback.print_exception(type(exc), exc, tb)
 
 

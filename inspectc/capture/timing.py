@@ -37,6 +37,10 @@ from inspectc.trace import records
 
 SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
 _COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})
+OTHER_THREAD = (
+    "compiled code also ran on another thread: only calls on the thread that started capture are"
+    " timed (a frame called only there has no times)"
+)
 
 Emit = Callable[[dict[str, Any], str], None]
 
@@ -79,6 +83,7 @@ class KernelTimer:
         self._hook = self._on_frame_entry  # one bound-method object, to recognise it later
         self._thread = threading.get_ident()
         self._hook_installed = False
+        self._other_thread = False
         self._done = False
         self._restore_kernel_profile: torch_api.Restore | None = None
         self.windows = 0  # profiler sessions run, for tests and benchmarks
@@ -224,8 +229,11 @@ class KernelTimer:
     # -- ticks and windows ---------------------------------------------------------------
     def _on_frame_entry(self, cache_hit: bool) -> bool:
         result = self._prev_hook(cache_hit) if self._prev_hook is not None else cache_hit
-        if threading.get_ident() != self._thread:
-            return result  # the profiler must start and stop on one thread
+        if threading.get_ident() != self._thread:  # the profiler must start and stop on one thread
+            if not self._other_thread:
+                self._other_thread = True
+                self.errors.append(OTHER_THREAD)
+            return result
         try:
             self._on_tick()
         except Exception as e:  # noqa: BLE001 - the user's program must go on; recorded in errors

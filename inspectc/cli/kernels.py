@@ -9,6 +9,7 @@ from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
 from inspectc.cli.argv import compile_id_arg
 from inspectc.model import PROFILE_WINDOW, CompileId, Frame, Kernel, Run
+from inspectc.render.summary import end_text
 from inspectc.render.timefmt import (
     NOISE_LEGEND,
     Unit,
@@ -148,6 +149,8 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
                 )
     if kernels and not timed:
         out.append(untimed_reason(frames, ids, run))
+    elif timed < len(kernels) and run is not None:  # why some are missing: a thread, a window
+        out += [_clean(e) for e in run.capture_errors if e.startswith("kernel timings:")][:2]
     return out
 
 
@@ -169,6 +172,8 @@ def untimed_reason(frames: list[Frame], ids: set[CompileId], run: Run | None) ->
     errors = [e for e in run.capture_errors if "timing" in e] if run is not None else []
     if errors:
         return "timings were on, but no kernel was timed: " + "; ".join(errors[:2])
+    if run is not None and run.end_reason == "running":  # os._exit, SIGKILL, a crash, or live
+        return f"no kernel times yet: the run {end_text(run)}, and times are written when capture stops"
     window = options.profile_window or PROFILE_WINDOW
     return (
         "timings were on, but no kernel was timed: no compiled frame was called again after its "

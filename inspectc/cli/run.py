@@ -165,6 +165,8 @@ def cmd_run(argv: Sequence[str]) -> int:
         outcome = runner.run_code(code, script_argv)
     else:
         outcome = runner.run_module(opts.module, script_argv)
+    if outcome.signal is None:  # Python waits for the script's threads before it exits
+        outcome = runner.wait_for_threads() or outcome
     cap.stop(end_reason=outcome.end_reason, exit_code=outcome.exit_code, exception=outcome.exception)
     _return_to(launch_dir)  # the script may have chdir'd: the report path is relative to here
     if cap.ok and not opts.quiet:
