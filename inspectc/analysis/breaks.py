@@ -110,6 +110,26 @@ def user_frames(stack: Sequence[StackFrame]) -> tuple[StackFrame, ...]:
     return tuple(f for f in stack[start:] if not is_torch_frame(f))
 
 
+_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d+[/\\]")
+
+
+def in_library(filename: str | None) -> bool:
+    """A file of an installed package or of Python's own library (not the user's code)."""
+    return bool(filename) and bool(_LIBRARY.search(filename or ""))
+
+
+def user_site(gb: GraphBreak) -> StackFrame | None:
+    """Where the user would change something, when the break happened inside a library
+    (torch's polyfills, the optimizer, ctypes): the innermost frame of the user's own code
+    on its stack. None when the break is in the user's code already, or none is recorded."""
+    if not in_library(gb.filename):
+        return None
+    for frame in reversed(user_frames(gb.user_stack)):
+        if frame.filename and not in_library(frame.filename):
+            return frame
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """A stack entry with the columns of the expression, when torch's text had them."""

@@ -80,8 +80,11 @@ def _path(gb: GraphBreak, frame: Frame) -> tuple[StackFrame, ...]:
     return (*user_frames(frame.user_stack)[:-1], here)
 
 
-def _key(frame: StackFrame | None) -> tuple[str | None, int | None, str | None]:
-    return (frame.filename, frame.line, frame.function) if frame is not None else (None, None, None)
+def _key(frame: StackFrame | None) -> tuple[str, int, str]:
+    """A sort key: a part not recorded sorts first (None is not comparable with text)."""
+    if frame is None:
+        return ("", -1, "")
+    return (frame.filename or "", -1 if frame.line is None else frame.line, frame.function or "")
 
 
 def render_trie(root: TrieNode, where: Where, *, max_frames: int = 4) -> list[str]:

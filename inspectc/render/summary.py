@@ -9,6 +9,7 @@ import socket
 from inspectc.analysis import breaks, remedies, resume
 from inspectc.analysis import extras as compile_extras
 from inspectc.analysis import text as report_text
+from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.rank_runtime import render_runtime_sections
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.views import BreakGroup, break_groups, one_line, printable, totals
@@ -171,7 +172,13 @@ def _break_lines(g: BreakGroup, base: str | None, *, ranked: bool = False) -> li
     ids = [c.label if ranked else str(c) for c in g.compile_ids]
     frames = ", ".join(ids[:4]) + (", …" if g.count > 4 else "")
     where = report_text.location(g.filename, g.line, base, 40)
+    site = breaks.user_site(g.example)
+    if site is not None:  # inside a library: the user's own line first, where it broke under it
+        inside = f"{comparable_path(g.filename, base)}:{g.line}"  # torch/optim/optimizer.py:79
+        where = report_text.location(site.filename, site.line, base, 40)
     out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
+    if site is not None:
+        out.append(f"          broke inside library code: {_clean(inside)}")
     for said in (breaks.reason_if_new(g.example), explanation):
         if said:
             out.append(f"          {_clean(' '.join(said.split()))}")  # whole, every line

@@ -23,6 +23,7 @@ from inspectc.render.share.markdown import (
     STACK_CAP,
     ShareInfo,
     break_details,
+    break_where,
     cap,
     clean,
     frame_name,
@@ -187,7 +188,7 @@ def _breaks(info: ShareInfo) -> str:
         gid = f" [{esc(g.gb_id)}]" if g.gb_id else ""
         out.append(
             f'<div class="item"><span class="count">{g.count}×</span> '
-            f"{_c(location(g.filename, g.line, info.base))}: {esc(one_line(g.reason, LINE_CAP))}{gid}\n"
+            f"{_c(break_where(g, info.base))}: {esc(one_line(g.reason, LINE_CAP))}{gid}\n"
         )
         inner = code_block(cap(break_details(g, info.base), DETAILS_CAP))
         stack = [s for s in g.example.user_stack[-STACK_CAP:] if s.code]

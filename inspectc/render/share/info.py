@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.analysis import extras as compile_extras
+from inspectc.analysis.breaks import user_site
 from inspectc.analysis.rank_runtime import render_runtime_sections
 from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.roofline import bench_cells, launch_reads, method_lines, roofline
@@ -77,6 +78,14 @@ def location(filename: str | None, line: int | None, base: str | None) -> str:
     where = short_path(filename, base) if filename else "?"
     where = _PACKAGES.sub("", where)
     return f"{where}:{line}" if line is not None else where
+
+
+def break_where(g: BreakGroup, base: str | None) -> str:
+    """Where a break group is: the user's own line, and the library line it broke inside
+    when it broke there (``train.py:5 (inside torch/_dynamo/polyfills/__init__.py:505)``)."""
+    where = location(g.filename, g.line, base)
+    site = user_site(g.example)
+    return f"{location(site.filename, site.line, base)} (inside {where})" if site is not None else where
 
 
 def redaction_notes(report: Report) -> list[str]:

@@ -28,6 +28,7 @@ from inspectc.render.share.info import (  # noqa: F401 - re-exported for html.py
     KernelColumns,
     ShareInfo,
     break_details,
+    break_where,
     cap,
     clean,
     frame_name,
@@ -98,10 +99,10 @@ def _items(info: ShareInfo) -> list[_Item]:
         gid = f" \\[{md_text(g.gb_id, 20)}\\]" if g.gb_id else ""
         frames = ", ".join(str(c) for c in g.compile_ids[:4]) + (", …" if g.count > 4 else "")
         line = (
-            f"- **{g.count}×** {md_code(location(g.filename, g.line, base))}: {md_text(g.reason)}{gid}"
+            f"- **{g.count}×** {md_code(break_where(g, base))}: {md_text(g.reason)}{gid}"
             f" (frames {md_text(frames, 80)})\n"
         )
-        summary = f"details of {location(g.filename, g.line, base)}"
+        summary = f"details of {break_where(g, base)}"
         items.append(_Item("breaks", line, md_details(summary, break_details(g, base))))
     for f in info.recompiled:
         where = location(f.filename, f.line, base)
