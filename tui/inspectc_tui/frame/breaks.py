@@ -24,6 +24,7 @@ from inspectc.analysis.breaks import (
     positions,
     reason_if_new,
     title_and_explanation,
+    user_site,
 )
 from inspectc.analysis.remedies import by_break, can_suggest
 from inspectc.analysis.resume import BYTECODE_NOTE, bytecode, created_by
@@ -136,7 +137,14 @@ class BreaksPane(FramePane):
             head.append(f"{gb.gb_id}  ", style="bold")
         head.append_text(link(url) if url else Text("no documentation page recorded", style="dim"))
         head.append("\nat ", style="dim")
-        head.append_text(literal(location(gb.filename, gb.line, base), "cyan"))
+        site = user_site(gb)  # broke inside a library: the user's own line first
+        if site is not None:
+            head.append_text(literal(location(site.filename, site.line, base), "cyan"))
+            head.append(" (inside ", style="dim")
+            head.append_text(literal(location(gb.filename, gb.line, base)))
+            head.append(")", style="dim")
+        else:
+            head.append_text(literal(location(gb.filename, gb.line, base), "cyan"))
         if here is not None and here.frame.function:
             head.append(" in ", style="dim")
             head.append_text(literal(here.frame.function))
