@@ -574,3 +574,23 @@ def test_cli_writes_pictures_and_reports_bad_input_in_one_line(golden: Path, tmp
     for args in (("--frame", "7/7"), ("--frame", "0/0", "-o", str(tmp_path / "x.jpg"))):
         bad = run_cli("graph", str(golden / "sin_sin.inspectc"), *args)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_break_view_of_many_frames_draws_a_bounded_number(golden: Path, tmp_path: Path) -> None:
+    """A hostile report of 3,000 frames: the break view draws the first ones and says so
+    (drawing all was quadratic: 300,000 frames ran for minutes)."""
+    import sqlite3
+
+    report = tmp_path / "many.inspectc"
+    shutil.copyfile(golden / "sin_sin.inspectc", report)
+    db = sqlite3.connect(report)
+    db.execute("DELETE FROM frames")
+    rows = ((f"{i}/0", i, json.dumps({"compile_id": f"{i}/0", "function": "f"})) for i in range(3000))
+    db.executemany("INSERT INTO frames(rank, compile_id, ordinal, data) VALUES (-1, ?, ?, ?)", rows)
+    db.commit()
+    db.close()
+    proc = run_cli("graph", "--breaks", str(report), env={"INSPECTC_LIMITS": "0.05"})
+    assert proc.returncode == 0, proc.stderr
+    assert "the first 100 frames drawn" in proc.stdout
+    drawn = set(re.findall(r'^\s*"frame/(\d+)/0" \[', proc.stdout, re.M))
+    assert drawn == {str(i) for i in range(100)}  # the first 100 in execution order, not 3,000

@@ -18,6 +18,7 @@ from inspectc.analysis.extras import failure_text
 from inspectc.analysis.resume import code_first_line
 from inspectc.analysis.views import one_line
 from inspectc.model import CompileId, Frame
+from inspectc.model.limits import scale
 from inspectc.render.graph.style import (
     FONT,
     STATUS_FILL,
@@ -38,6 +39,7 @@ RESUME_PREFIX = "torch_dynamo_resume_in_"
 _RESUME = re.compile(rf"^{RESUME_PREFIX}(?P<fn>.+)_at_(?P<line>\d+)$")
 
 CodeKey = tuple[int | None, tuple[object, ...]]
+MAX_FRAMES = 2000  # frames drawn in the break view, times INSPECTC_LIMITS
 
 
 def breaks_dot(report: Report) -> str:
@@ -50,6 +52,10 @@ def breaks_dot(report: Report) -> str:
         f"<B>{html(report.path.name, 80)}</B> · {plural(len(frames), 'compiled frame')}"
         f" · {plural(breaks, 'graph break')} · {plural(recompiles, 'recompile')}"
     )
+    cap = max(1, int(MAX_FRAMES * scale()))
+    if len(frames) > cap:  # a picture of more is unreadable, and finding resumes is quadratic
+        title += "<BR/>" + small(f"the first {cap:,} frames drawn (INSPECTC_LIMITS=N draws more)", 10)
+        frames = frames[:cap]
     if run.argv:
         title += "<BR/>" + small(html(clip(" ".join(run.argv), 140)), 10)
     dot = graphviz.Digraph(
