@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspectc.model import Kernel
-from inspectc.model.kernel_detail import KernelDetail
+from inspectc.model.kernel_detail import MAX_COUNT, KernelDetail
 from inspectc.store.bench import BenchResults
 
 # --- DRAM share on Nsight Compute's basis --------------------------------------------------------
@@ -52,7 +52,8 @@ class DramShare:
 
 def read_bytes(detail: KernelDetail | None) -> int | None:
     """Bytes of the input tensors (``in_ptr*``, ``in_out_ptr*``) of the kernel's first recorded
-    launch: what it reads from memory once; None without a recorded launch."""
+    launch: what it reads from memory once; None without a recorded launch, or where a recorded
+    shape is no tensor's (a negative size, more bytes than 64 bits count)."""
     if detail is None or not detail.launches:
         return None
     total, seen = 0, False
@@ -62,9 +63,11 @@ def read_bytes(detail: KernelDetail | None) -> int | None:
         seen = True
         numel = 1
         for n in a.shape or ():
+            if n < 0 or numel > MAX_COUNT:
+                return None
             numel *= n
         total += numel * _ITEMSIZE.get(a.dtype or "", 4)
-    return total if seen else None
+    return total if seen and total < MAX_COUNT else None
 
 
 NOT_RECORDED = "not recorded"  # no launch record and no Inductor byte count (--kernel-harness)
@@ -108,11 +111,10 @@ class Roofline:
 
 
 def _number(value: object) -> float | None:
-    return (
-        float(value)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-        else None
-    )
+    """A recorded figure: a number from 0 up to 2**63 (not NaN, not infinite); None otherwise."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < MAX_COUNT:
+        return float(value)
+    return None
 
 
 def kernel_bytes(kernel: Kernel) -> tuple[float | None, float | None]:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.errors import InspectcError
 from inspectc.model import CompileId, from_plain, to_plain
 from inspectc.model.compile_id import ranked
 
@@ -138,12 +140,22 @@ def write(db: sqlite3.Connection, run: AccuracyRun) -> None:
         )
 
 
-def load(meta: dict[str, str]) -> AccuracyRun | None:
-    """The report's accuracy results; None when ``inspectc accuracy`` did not write it."""
+Read = Callable[[Any, str], AccuracyRun]  # (plain data, what it is) -> the run, or InspectcError
+
+
+def load(meta: dict[str, str], read: Read | None = None) -> AccuracyRun | None:
+    """The report's accuracy results; None when ``inspectc accuracy`` did not write it.
+
+    *read* builds the run from its JSON (a report's reader checks every field's type); an
+    entry that does not read is a run with that one error, so the rest of the report reads."""
     text = meta.get(META_KEY)
     if not text:
         return None
+    what = "corrupt 'accuracy' entry in the report"
     try:
-        return from_plain(AccuracyRun, json.loads(text))
+        data = json.loads(text)
+        return read(data, what) if read is not None else from_plain(AccuracyRun, data)
+    except InspectcError as exc:
+        return AccuracyRun(errors=(str(exc),))
     except (ValueError, TypeError, RecursionError):
-        return AccuracyRun(errors=("corrupt 'accuracy' entry in the report",))
+        return AccuracyRun(errors=(what,))

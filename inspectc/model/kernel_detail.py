@@ -23,6 +23,7 @@ from inspectc.model import Kernel, from_plain
 DETAIL_EVENT = "inspectc_kernel_detail"
 CPU_BUILD_EVENT = "inspectc_cpu_build"
 IR_CAP_CHARS = int(os.environ.get("INSPECTC_IR_CAP_KB", "2048") or 2048) * 1024  # per kernel, all stages
+MAX_COUNT = 1 << 63  # no count, size or limit of a kernel is larger
 LAUNCH_CAP = 8  # launch records kept per kernel: the first and the next ones that differ
 
 # H200 (sm_90) limits, for kernels whose device properties were not recorded.
@@ -121,20 +122,20 @@ class Occupancy:
 def occupancy(detail: KernelDetail) -> Occupancy | None:
     """Resident blocks per SM from registers, shared memory and warps (sm_90 rules: registers
     allocated per warp in 256s, 1 KiB of shared memory reserved per block)."""
-    warps = detail.num_warps
-    if not warps or detail.n_regs is None:
+    warps, regs = _count(detail.num_warps, 1), _count(detail.n_regs, 0)
+    if warps is None or regs is None:
         return None
-    dev = detail.device
-    regs_sm = int(dev.get("regs_per_multiprocessor") or H200_LIMITS["regs_per_sm"])
-    threads_sm = dev.get("max_threads_per_multi_processor")
-    warps_sm = int(threads_sm) // 32 if isinstance(threads_sm, int) else H200_LIMITS["warps_per_sm"]
-    regs_per_warp = -(-max(detail.n_regs, 1) * 32 // 256) * 256
+    dev = detail.device if isinstance(detail.device, dict) else {}
+    regs_sm = _count(dev.get("regs_per_multiprocessor"), 1) or H200_LIMITS["regs_per_sm"]
+    threads_sm = _count(dev.get("max_threads_per_multi_processor"), 32)
+    warps_sm = threads_sm // 32 if threads_sm else H200_LIMITS["warps_per_sm"]
+    regs_per_warp = -(-max(regs, 1) * 32 // 256) * 256
     limits = {
         "registers": regs_sm // (regs_per_warp * warps),
         "warps": warps_sm // warps,
         "blocks": H200_LIMITS["blocks_per_sm"],
     }
-    smem = (detail.shared or 0) + 1024
+    smem = (_count(detail.shared, 0) or 0) + 1024
     limits["shared memory"] = H200_LIMITS["smem_per_sm"] // smem
     by = min(limits, key=lambda k: limits[k])
     blocks = max(limits[by], 0)
@@ -147,6 +148,14 @@ def occupancy(detail: KernelDetail) -> Occupancy | None:
     )
 
 
+def _count(value: object, least: int) -> int | None:
+    """A recorded count of at least *least*; None for anything else (not recorded: a report is
+    untrusted, and a zero or negative limit would divide by zero)."""
+    if isinstance(value, int) and not isinstance(value, bool) and least <= value < MAX_COUNT:
+        return value
+    return None
+
+
 def grid_of(detail: KernelDetail, launch: Launch) -> tuple[int, ...] | None:
     """The grid Inductor's launcher computes (Grid1D/2D/3D: numel / block per axis)."""
     if launch.grid is not None:
@@ -155,11 +164,12 @@ def grid_of(detail: KernelDetail, launch: Launch) -> tuple[int, ...] | None:
     if axes is None:
         return None
     values = {a.name: a.value for a in launch.args if a.kind == "scalar" and a.name}
+    kwargs = detail.config.get("kwargs") if isinstance(detail.config, dict) else None
     grid: list[int] = []
     for axis in axes:
-        numel = values.get(f"{axis}numel")
-        block = detail.config.get("kwargs", {}).get(f"{axis.upper()}BLOCK", 1)
-        if not isinstance(numel, int) or not isinstance(block, int) or block <= 0:
+        numel = _count(values.get(f"{axis}numel"), 0)
+        block = _count(kwargs.get(f"{axis.upper()}BLOCK", 1) if isinstance(kwargs, dict) else 1, 1)
+        if numel is None or block is None:
             return None
         grid.append(-(-numel // block))
     return tuple(grid) + (1,) * (3 - len(grid))

@@ -28,9 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspectc.model import CompileId, from_plain, to_plain
+from inspectc.errors import ReportError
+from inspectc.model import CompileId, to_plain
 from inspectc.model.stats import MIN_SAMPLES, quantile  # fewer samples: the figure says so
 from inspectc.store.schema import NO_RANK, db_rank
+from inspectc.store.validate import load_checked, parse_checked
 
 BENCH_SQL = """
 CREATE TABLE IF NOT EXISTS bench(
@@ -167,32 +169,33 @@ def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]
 
 def _old_run(db: sqlite3.Connection) -> BenchRun | None:
     row = db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()
-    try:
-        return from_plain(BenchRun, json.loads(row[0])) if row else None
-    except (ValueError, TypeError, RecursionError):
-        return None
+    return parse_checked(BenchRun, str(row[0])) if row else None
 
 
 Query = Callable[[str], list[tuple[Any, ...]]]
 
 
 def load(query: Query, meta: dict[str, str], has_table: bool) -> BenchResults:
-    """The bench figures of a report; rows that do not read as figures are left out."""
+    """The bench figures of a report (every field's type checked: a report is untrusted); rows
+    that do not read as figures are left out, and a run entry that does not read is a run with
+    that one error."""
     results = BenchResults()
     text = meta.get("bench")
     if text:
+        what = "corrupt 'bench' entry in the report"
         try:
-            results.run = from_plain(BenchRun, json.loads(text))
-        except (ValueError, TypeError, RecursionError):
-            results.run = BenchRun(started=0.0, errors=("corrupt 'bench' entry in the report",))
+            results.run = load_checked(BenchRun, json.loads(text), what)
+        except ReportError as exc:
+            results.run = BenchRun(started=0.0, errors=(str(exc),))
+        except (ValueError, RecursionError):
+            results.run = BenchRun(started=0.0, errors=(what,))
     if not has_table:
         return results
     for rank, cid, kind, name, _method, data in query(
         "SELECT rank, compile_id, graph_kind, kernel, method, data FROM bench"
     ):
-        try:
-            fig = from_plain(Isolated, json.loads(data))
-        except (ValueError, TypeError, RecursionError):
+        fig = parse_checked(Isolated, data if isinstance(data, str) else None)
+        if fig is None:
             continue
         key = (None if rank == NO_RANK else rank, str(cid), str(kind), str(name))
         results.figures.setdefault(key, {})[fig.method] = fig

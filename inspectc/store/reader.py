@@ -20,14 +20,7 @@ from inspectc.errors import ReportError
 from inspectc.model import CompileId, Frame, Kernel, Run
 from inspectc.model import accuracy as accuracy_table
 from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
-from inspectc.model.kernel_detail import (
-    CPU_BUILD_EVENT,
-    DETAIL_EVENT,
-    CpuBuild,
-    KernelDetail,
-    parse_cpu_build,
-    parse_detail,
-)
+from inspectc.model.kernel_detail import CPU_BUILD_EVENT, DETAIL_EVENT, CpuBuild, KernelDetail
 from inspectc.model.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.model.runrecords import join as join_records
 from inspectc.store import bench as bench_table
@@ -35,6 +28,7 @@ from inspectc.store import migrations, untrusted
 from inspectc.store.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
 from inspectc.store.schema import db_rank as _rank
 from inspectc.store.validate import load_checked as _load
+from inspectc.store.validate import parse_checked
 from inspectc.store.validate import short_error as _short
 
 
@@ -279,7 +273,7 @@ class Report:
             return cached[1]
         out = []
         for seq in seqs:
-            detail = parse_detail(self._payload(seq))
+            detail = parse_checked(KernelDetail, self._payload(seq))  # one that does not read: none
             if detail is not None:
                 out.append(detail)
         self._details = (seqs, out)
@@ -301,7 +295,7 @@ class Report:
     def cpu_build(self) -> CpuBuild | None:
         """How C++ kernels were built (vector ISA, command), where capture recorded it."""
         rows = self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT 1", (CPU_BUILD_EVENT,))
-        return parse_cpu_build(self._payload(rows[0][0])) if rows else None
+        return parse_checked(CpuBuild, self._payload(rows[0][0])) if rows else None
 
     @property
     def bench(self) -> bench_table.BenchResults:
@@ -314,7 +308,9 @@ class Report:
     @property
     def accuracy(self) -> accuracy_table.AccuracyRun | None:
         """``inspectc accuracy``'s results (None when it did not write this report)."""
-        return accuracy_table.load(self.meta)
+        return accuracy_table.load(
+            self.meta, lambda data, what: _load(accuracy_table.AccuracyRun, data, what)
+        )
 
     @property
     def account(self) -> Account:

@@ -1,8 +1,13 @@
-"""Untrusted report data -> typed model objects: every field checked against its declared type."""
+"""Untrusted report data -> typed model objects: every field checked against its declared type.
+
+A number is checked for its range too: an int (in an int or a float field) outside 64 bits is
+no figure any capture wrote (JSON reads 400 digits as an int, and float() of it overflows).
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Callable
@@ -13,6 +18,16 @@ from inspectc.errors import ReportError
 from inspectc.model import from_plain
 
 T = TypeVar("T")
+
+INT_RANGE = (-(1 << 63), 1 << 64)  # signed or unsigned 64 bits: every count, size and time
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and INT_RANGE[0] <= value < INT_RANGE[1]
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, float) or _is_int(value)
 
 
 def load_checked(cls: type[T], data: Any, what: str) -> T:
@@ -25,6 +40,14 @@ def load_checked(cls: type[T], data: Any, what: str) -> T:
     if problem:
         raise ReportError(f"{what} ({problem})")
     return obj
+
+
+def parse_checked(cls: type[T], text: str | None) -> T | None:
+    """JSON *text* as a checked *cls*; None where it does not read as one (not recorded)."""
+    try:
+        return load_checked(cls, json.loads(text or ""), cls.__name__)
+    except (ValueError, RecursionError, ReportError):
+        return None
 
 
 Check = Callable[[Any], bool]
@@ -41,8 +64,19 @@ def _type_problem(obj: Any) -> str | None:
     for name, check in _field_checks(cls):
         value = getattr(obj, name)
         if not check(value):
-            return f"{cls.__name__}.{name} is {type(value).__name__}"
+            return f"{cls.__name__}.{name}{_why(value)}"
     return None
+
+
+def _why(value: Any) -> str:
+    """What is wrong with a value that failed its check: inside a record, the field at fault."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
+    for item in (value, *items):
+        if dataclasses.is_dataclass(item) and (inner := _type_problem(item)):
+            return f": {inner}"
+        if isinstance(item, int) and not _is_int(item):
+            return " is an int out of range" if item is value else " holds an int out of range"
+    return f" is {type(value).__name__}"
 
 
 def _checker(hint: Any) -> Check:
@@ -55,7 +89,9 @@ def _checker(hint: Any) -> Check:
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(hint)
         simple = _plain_types(args)
-        if simple is not None:  # e.g. str | None: one isinstance call
+        if simple is not None:  # e.g. str | None: one isinstance call (and an int's range)
+            if int in simple:
+                return lambda v: isinstance(v, simple) and (not isinstance(v, int) or _is_int(v))
             return lambda v: isinstance(v, simple)
         options = tuple(_checker(arg) for arg in args)
         return lambda v: any(check(v) for check in options)
@@ -66,7 +102,9 @@ def _checker(hint: Any) -> Check:
         value = _checker(typing.get_args(hint)[1])
         return lambda v: isinstance(v, dict) and all(value(x) for x in v.values())
     if hint is float:
-        return lambda v: isinstance(v, (int, float))
+        return _is_number
+    if hint is int:
+        return _is_int
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return lambda v: isinstance(v, hint) and _type_problem(v) is None
     if isinstance(hint, type):

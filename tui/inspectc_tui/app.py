@@ -126,6 +126,12 @@ class InspectcApp(App[None]):
         except InspectcError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
+        except Exception as exc:  # noqa: BLE001 - a bug reading a stranger's report: said, not a hang
+            first = (str(exc).splitlines() or [""])[0][:200]
+            self.post_message(
+                LoadFailed(f"{self.path}: cannot read the report ({type(exc).__name__}: {first})")
+            )
+            return
         self.post_message(ReportLoaded(data))
         # While the user reads the overview: import the frame screen, so Enter is quick.
         import inspectc_tui.frame.screen  # noqa: F401
