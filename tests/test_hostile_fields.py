@@ -241,6 +241,7 @@ def test_number_out_of_range_is_corrupt(tmp_path: Path, case: str) -> None:
         proc = run_cli(*args)
         clean(proc, f"{case}: {args[0]}")
         assert proc.returncode == 2 and "an int out of range" in proc.stderr, (case, args[0], proc.stderr)
+        assert "inspectc-share-" not in proc.stderr  # the user's report is named, not share's copy
 
 
 # -- the ``accuracy`` meta entry ------------------------------------------------------------------
@@ -289,7 +290,8 @@ def test_hostile_accuracy_entry(tmp_path: Path, case: str) -> None:
         -800:
     ]
     proc = run_cli("check", str(report), "--max-rel-error", "0.1", "--fail-on-error")
-    clean(proc, f"{case}: check")
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 1 and "accuracy not read" in proc.stdout, proc.stdout  # never a pass
     proc = run_cli("export", str(report))
     clean(proc, f"{case}: export")
     errors = json.loads(proc.stdout)["accuracy"]["errors"]

@@ -22,6 +22,7 @@ from inspectc.analysis.views import break_groups, one_line
 from inspectc.analysis.views import printable as _clean
 from inspectc.errors import UsageError
 from inspectc.model import STATUS_FAILED, Frame, Run
+from inspectc.model.accuracy import CORRUPT as CORRUPT_ACCURACY
 from inspectc.model.accuracy import AccuracyRun
 
 
@@ -220,6 +221,10 @@ def check_accuracy(result: CheckResult, accuracy: AccuracyRun | None, max_rel_er
                 "rel_error", 0, None, None, ("accuracy not checked: run inspectc accuracy to write it",)
             )
         )
+        return
+    corrupt = [e for e in accuracy.errors if e.startswith(CORRUPT_ACCURACY)]
+    if corrupt:  # a gate that cannot read the figures does not pass
+        result.violations.append(Violation("rel_error", 0, None, None, (f"accuracy not read: {corrupt[0]}",)))
         return
     over = [
         (g, o)

@@ -12,12 +12,14 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspectc.analysis.text import printable
 from inspectc.cli.output import creating, shown, why
-from inspectc.errors import UsageError
+from inspectc.errors import ReportError, UsageError
 from inspectc.render.share.copy import redacted_copy
 from inspectc.render.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
 from inspectc.render.share.redact import LEFT_OUT, Redactor, redactor_for
@@ -152,7 +154,7 @@ def share(
             _check_target(path)
         copy = Path(tmp) / REPORT_MEMBER
         redacted_copy(original.path, copy, redactor, no_source=no_source)
-        with Report(copy) as report:
+        with _as_input(copy, src), Report(copy) as report:
             repros = repro_files(report)
             info = gather(report, repros=[name for name, _ in repros], bundle_name=zip_path.name)
             markdown = render_markdown(info, limit=limit)
@@ -188,6 +190,15 @@ def share(
         replaced=redactor.tally() if redactor else "",
         removed=dict(redactor.removed) if redactor else {},
     )
+
+
+@contextmanager
+def _as_input(copy: Path, src: Path) -> Iterator[None]:
+    """A corrupt entry found in the private copy is said of the user's report, not of the copy."""
+    try:
+        yield
+    except ReportError as exc:
+        raise ReportError(str(exc).replace(str(copy), shown(src))) from None
 
 
 def repro_files(report: Report) -> list[tuple[str, str]]:

@@ -140,6 +140,7 @@ def write(db: sqlite3.Connection, run: AccuracyRun) -> None:
         )
 
 
+CORRUPT = "corrupt 'accuracy' entry in the report"
 Read = Callable[[Any, str], AccuracyRun]  # (plain data, what it is) -> the run, or InspectcError
 
 
@@ -151,7 +152,7 @@ def load(meta: dict[str, str], read: Read | None = None) -> AccuracyRun | None:
     text = meta.get(META_KEY)
     if not text:
         return None
-    what = "corrupt 'accuracy' entry in the report"
+    what = CORRUPT
     try:
         data = json.loads(text)
         return read(data, what) if read is not None else from_plain(AccuracyRun, data)
