@@ -810,6 +810,24 @@ def planted_log(folder: Path, evil: str, source: Path) -> Path:
     return log
 
 
+def planted_kernel(target: Path, evil: str) -> Path:
+    """The golden report with *evil* at the end of its kernel's name and inside its C++ source
+    (written over the source's own characters: the kernel's slice stays where it was)."""
+    shutil.copyfile(GOLDEN, target)
+    db = sqlite3.connect(target)
+    db.execute("UPDATE kernels SET name = name || ? WHERE id = 1", (evil,))
+    seq, start, stop = db.execute("SELECT seq, start, stop FROM kernels WHERE id = 1").fetchone()
+    at = (start + stop) // 2  # inside the kernel's body
+    text = zlib.decompress(
+        db.execute("SELECT payload FROM events WHERE seq = ?", (seq,)).fetchone()[0]
+    ).decode()
+    text = text[:at] + evil + text[at + len(evil) :]
+    db.execute("UPDATE events SET payload = ? WHERE seq = ?", (compress(text), seq))
+    db.commit()
+    db.close()
+    return target
+
+
 def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path, traces_dir: Path) -> None:
     """Every command, run on a report with OSC 52, CSI 2J and OSC 8 in every text field (and
     on a log, a bundle, a merged report made from it), writes none of them to the terminal."""
@@ -822,6 +840,7 @@ def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path, traces_dir
     bundle = tmp_path / "shared" / "evil.share.zip"
     named = tmp_path / ("named" + evil.replace("/", "|") + ".inspectc")  # escapes in a file name
     shutil.copyfile(GOLDEN, named)
+    kernel = planted_kernel(tmp_path / "kernel.inspectc", evil)
     commands = [
         ["summary", str(report)],
         ["export", str(report), "--pretty"],
@@ -858,6 +877,9 @@ def test_no_escape_from_a_report_reaches_the_terminal(tmp_path: Path, traces_dir
         ["export", str(named), "-o", str(named) + ".json"],
         ["merge", str(named), "-o", str(named) + ".merged.inspectc"],
         ["diff", str(named), str(report)],
+        ["ir", str(kernel), "1"],  # a kernel's name and C++ source
+        ["repro", str(kernel), "1"],  # the script, to the terminal
+        ["repro", str(kernel), "1", "-o", str(tmp_path / "repro.py")],
     ]
     leaks = []
     for args in commands:

@@ -273,7 +273,9 @@ def _import_files(
                     year=_year_of(log.path),
                     check_md5=True,
                 ):
-                    builder.feed(record.metadata, record.payload, record.timestamp)
+                    malformed = builder.feed(record.metadata, record.payload, record.timestamp)
+                    if malformed is not None:  # stored raw, counted with the malformed lines
+                        on_error(record.line, malformed)
                     if record.timestamp is not None:
                         first_ts = record.timestamp if first_ts is None else first_ts
                         last_ts = record.timestamp

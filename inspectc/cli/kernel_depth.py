@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from inspectc.analysis.text import printable
 from inspectc.errors import UsageError
 from inspectc.model.irmap import STAGES, line_map
 from inspectc.render.compiled import cpp_lines, detail_lines
@@ -39,10 +40,16 @@ def cmd_repro(args: argparse.Namespace) -> int:
         text = render_script(spec, report_name=Path(args.report).name, compile_id=kernel.compile_id)
     if to_file:
         write_output(args.output, text.encode("utf-8"), what="repro script")
-        print(f"wrote {args.output}: python {args.output} runs {kernel.name} alone", file=sys.stderr)
+        shown = printable(args.output)
+        print(f"wrote {shown}: python {shown} runs {printable(kernel.name)} alone", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(_shown(text))  # a no-op: the script holds report text only as inert literals
     return 0
+
+
+def _shown(text: str) -> str:
+    """Report text as a terminal may show it: escapes and controls become ``?``, lines and tabs stay."""
+    return printable(text.replace("\r\n", "\n"), keep="\n\t")
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
@@ -55,7 +62,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
         if kernel.language == "cpp":
             out += cpp_lines(kernel, report.cpu_build())
             out += ["", report.kernel_source(kernel)]
-            print("\n".join(out))
+            print(_shown("\n".join(out)))
             return 0
         detail = report.kernel_detail(kernel)
         if detail is None:
@@ -91,7 +98,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
                 out += [f"{n:6d}  {rows[n - 1]}" for n in mapping.get(args.line, [])] or ["  (no stage line)"]
             else:
                 out += ["", text]
-    print("\n".join(out))
+    print(_shown("\n".join(out)))
     return 0
 
 

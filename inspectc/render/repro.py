@@ -19,9 +19,10 @@ It prints the figures beside the in-run median the report holds; ``--json`` prin
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
-from inspectc.analysis.text import ELLIPSIS
+from inspectc.analysis.text import ELLIPSIS, printable
 from inspectc.errors import ReproError
 from inspectc.model import CompileId, Kernel, to_plain
 from inspectc.model.kernel_detail import KernelDetail, Launch
@@ -154,7 +155,8 @@ def render_script(spec: ReproSpec, *, report_name: str, compile_id: CompileId) -
         indent=1,
     )
     head = (
-        f'"""Standalone repro of {spec.name} ({spec.language}), frame {compile_id} of {report_name}.\n\n'
+        f'"""Standalone repro of {_inert(spec.name)} ({spec.language}), frame {_inert(str(compile_id))}'
+        f" of {_inert(report_name)}.\n\n"
         "Written by `inspectc repro`; needs torch"
         + (" and triton" if spec.language == "triton" else " and a C++ compiler")
         + ", nothing else.\n"
@@ -162,12 +164,17 @@ def render_script(spec: ReproSpec, *, report_name: str, compile_id: CompileId) -
         " (seeded random floats, integer tensors zeros).\n"
         'Usage: python THIS.py [--json] [--reps N] [--once]\n"""\n'
     )
-    return head + (
-        TEMPLATE.replace("@SPEC@", data)
-        .replace("@DEFAULT@", DEFAULT_METHOD)
-        .replace("@SOURCE@", _quoted(spec.source))
-    )
+    fills = {"@SPEC@": data, "@DEFAULT@": DEFAULT_METHOD, "@SOURCE@": repr(spec.source)}
+    # one pass: a filled-in value (report text) is never searched for another placeholder
+    return head + _PLACEHOLDER.sub(lambda m: fills[m.group()], TEMPLATE)
 
 
-def _quoted(text: str) -> str:
-    return repr(text)
+_PLACEHOLDER = re.compile("@SPEC@|@DEFAULT@|@SOURCE@")
+_NOT_INERT = re.compile(r'["\\%]')
+
+
+def _inert(text: str) -> str:
+    """Report text (a kernel name, a file name) as plain words of the script's docstring: one
+    line, no control character, quote, backslash or ``%`` (argparse formats ``%(prog)s``), so
+    it can neither end the docstring nor make an escape, and the script runs the same."""
+    return _NOT_INERT.sub("?", printable(text))

@@ -41,10 +41,11 @@ def make_arg(a, gen):
 
 def load_triton():
     folder = tempfile.mkdtemp(prefix="inspectc-repro-")
-    path = os.path.join(folder, SPEC["name"] + ".py")
+    module_name = SPEC["name"] if SPEC["name"].isidentifier() else "kernel"  # a file in the folder
+    path = os.path.join(folder, module_name + ".py")
     with open(path, "w") as fh:
         fh.write(SOURCE)
-    spec = importlib.util.spec_from_file_location(SPEC["name"], path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = getattr(module, SPEC["name"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import struct
 import tempfile
 import weakref
 import zipfile
@@ -34,6 +35,44 @@ _CHUNK = 1 << 20
 
 MAX_MEMBERS = 1000  # a bundle inspectc writes holds a report, a summary, a page and repros
 TEXT_TOTAL = 128 << 20  # bytes all text members of one bundle may inflate to, together
+
+
+_EOCD = struct.Struct("<4s4H2LH")  # end of central directory: entries, size and offset of it
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")
+_CD_ENTRY_BYTES = 4096  # a member's central-directory entry with a long name and extras, at most
+
+
+def check_directory(path: str | os.PathLike[str]) -> None:
+    """Refuse a bundle whose central directory lists more than ``MAX_MEMBERS`` entries (or is
+    larger than they take), read from its end records before ``zipfile`` parses every entry
+    into an object (1,000,000 of them: seconds and half a gigabyte). A file with no end record
+    is left to ``zipfile``, which says what is wrong with it."""
+    from inspectc.model.limits import scale
+
+    most = int(MAX_MEMBERS * scale())
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        back = min(size, _EOCD.size + 0xFFFF)  # the record, then a comment of 64 KB at most
+        fh.seek(size - back)
+        tail = fh.read(back)
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < _EOCD.size:
+            return
+        _, _, _, _, count, cd_size, _, _ = _EOCD.unpack_from(tail, at)
+        where = size - back + at  # the zip64 locator and record are right before it
+        if (count == 0xFFFF or cd_size == 0xFFFFFFFF) and where >= _EOCD64_LOCATOR.size + _EOCD64.size:
+            fh.seek(where - _EOCD64_LOCATOR.size - _EOCD64.size)
+            block = fh.read(_EOCD64.size + _EOCD64_LOCATOR.size)
+            record = _EOCD64.unpack_from(block)
+            if block[_EOCD64.size : _EOCD64.size + 4] == b"PK\x06\x07" and record[0] == b"PK\x06\x06":
+                count, cd_size = record[7], record[8]
+    if count > most:
+        raise ReportError(f"{path}: bundle holds {count:,} members, more than {most:,}: refused")
+    if cd_size > most * _CD_ENTRY_BYTES:
+        raise ReportError(
+            f"{path}: bundle's member list takes {cd_size:,} bytes, more than {most:,} members would: refused"
+        )
 
 
 class MemberBudget:
@@ -138,6 +177,7 @@ def extract_report(
 
     out = Path(target_dir) / f"report{REPORT_SUFFIX}"
     try:
+        check_directory(bundle)  # too many members: refused before zipfile reads them all
         with zipfile.ZipFile(bundle) as archive:
             MemberBudget(archive, bundle)  # refuses a bundle of too many members
             info = report_member(archive, max_bytes=max_bytes)

@@ -13,6 +13,8 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -225,7 +227,33 @@ def _copy_one(db: sqlite3.Connection, item: MergeInput, offset: int) -> int:
 
 
 def reports_in(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob(REPORT_PATTERN) if p.is_file())
+    """The reports of a rank folder: regular files only. A link (``r.rank1.inspectc ->
+    ../private/mine.inspectc``, planted in a stranger's folder) is never followed, or another
+    report would be read, merged and shared as a rank's; one line on stderr says so."""
+    found = sorted(folder.glob(REPORT_PATTERN))
+    links = [p for p in found if p.is_symlink()]
+    reports = [p for p in found if _regular(p)]
+    if links:
+        n = len(links)
+        said = f"{n} symbolic link{'s' * (n != 1)} not followed"
+        if not reports:  # the one line the caller would give, with why
+            raise ReportError(f"{folder} is a directory with no reports (*.inspectc; {said})")
+        names = ", ".join(_shown(p.name) for p in links[:3]) + (", …" if n > 3 else "")
+        print(f"inspectc: {_shown(str(folder))}: {said} ({names})", file=sys.stderr)
+    return reports
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _shown(text: str) -> str:
+    """A file name for the terminal (store reads no analysis): every unprintable character, an
+    escape's ESC included, becomes ``?``."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def per_rank_reports(paths: list[Path]) -> list[Path]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +25,7 @@ from inspectc.trace.frames import FrameState, piece_kind
 from inspectc.trace.own import is_own_frame, users_frames  # noqa: F401 - is_own_frame re-exported
 from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
-from inspectc.trace.records import StringTable, compile_id, event_name
+from inspectc.trace.records import MalformedRecord, StringTable, compile_id, event_name
 from inspectc.trace.run_records import RunRecordsBuilder
 from inspectc.trace.sink import Sink
 
@@ -58,6 +59,7 @@ _GRAPH_EVENTS = {
 }
 
 FRAME_WRITE_S = 0.05
+MAX_ERRORS = 50  # malformed records kept in errors for capture (the importer counts them all)
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
 _CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
@@ -98,7 +100,8 @@ class Builder:
         self.run_records = RunRecordsBuilder(writer, self.strings.resolve)  # beside the frames
 
     # -- entry point -------------------------------------------------------------------
-    def feed(self, metadata: dict[str, Any], payload: str | None, ts: float | None = None) -> None:
+    def feed(self, metadata: dict[str, Any], payload: str | None, ts: float | None = None) -> str | None:
+        """Store one record and read it; a malformed one (kept raw): why, else None."""
         if self._pending:
             self._write_pending(time.monotonic() - FRAME_WRITE_S)
         name = event_name(metadata)
@@ -118,8 +121,15 @@ class Builder:
         self.event_count += 1
         if state is not None and isinstance(metadata.get("attempt"), int):
             state.attempt_ids.add(metadata["attempt"])
-        used = self._use(state, name, metadata, payload, cid, rank, seq)
+        try:
+            used = self._use(state, name, metadata, payload, cid, rank, seq)
+        except MalformedRecord as exc:  # kept raw (stored above), read no further
+            self.account.settle(account_name(name, metadata), False)
+            if len(self.errors) < MAX_ERRORS:
+                self.errors.append(f"malformed {name} record: {exc}")
+            return f"malformed {name} record: {exc}"
         self.account.settle(account_name(name, metadata), used)
+        return None
 
     def _use(
         self,
@@ -143,7 +153,8 @@ class Builder:
             return self._on_extra(name, md, payload, cid, rank) or used
         if state is None:
             if name == "inspectc_kernel_times":  # capture could not tie it to a compile id
-                return self._place_times(rank, payload) or used
+                with _figures():
+                    return self._place_times(rank, payload) or used
             return used
         handler = _HANDLERS.get(name)
         if handler is None:
@@ -355,7 +366,8 @@ class Builder:
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
     def _on_kernel_times(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
-        return timings.apply_times(self.writer, st, payload)
+        with _figures():
+            return timings.apply_times(self.writer, st, payload)
 
     def _on_guards_json(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> bool:
         found = guards.parse_guard_list(payload)  # older torch: dynamo_guards, a JSON list
@@ -426,3 +438,12 @@ _HANDLERS: dict[str, Callable[..., bool | None]] = {
     "artifact:inductor_provenance_tracking_node_mappings": Builder._on_provenance,
     "artifact:inductor_provenance_tracking_kernel_stack_traces": Builder._on_provenance,
 }
+
+
+@contextmanager
+def _figures() -> Iterator[None]:
+    """Timings whose figures are no numbers (``"calls": "x"``, a 400-digit total): malformed."""
+    try:
+        yield
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MalformedRecord(f"{type(exc).__name__}: {exc}") from None

@@ -8,6 +8,7 @@ restart reasons and timings. No torch.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -267,7 +268,14 @@ def as_str(value: Any) -> str | None:
 
 
 def as_num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A finite number, else None (a 400-digit integer overflows a float: no figure)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def as_int(value: Any) -> int | None:

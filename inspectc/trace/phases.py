@@ -14,8 +14,11 @@ storage sizes. Frames keep theirs in ``metrics.extra`` (``phases_s``, ``instants
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from inspectc.trace.records import MalformedRecord
 
 MAX_INPUTS = 200
 _DESCRIBE = ("describe_tensor", "describe_source", "describe_storage")
@@ -41,7 +44,7 @@ class Phases:
         body = metadata.get(name)
         if not isinstance(body, dict):
             return False
-        key = (body.get("describer_id"), body.get("id"))
+        key = (_ident(body.get("describer_id")), _ident(body.get("id")))
         if name == "expression_created":
             if len(self.expressions) < MAX_INPUTS:
                 args = body.get("arguments")
@@ -66,10 +69,10 @@ class Phases:
         if ph == "i":
             self.instants[name] = self.instants.get(name, 0) + 1
         elif ph == "B" and isinstance(ts, (int, float)):
-            self._open.setdefault(name, []).append(float(ts))
+            self._open.setdefault(name, []).append(_micros(ts))
         elif ph == "E" and isinstance(ts, (int, float)) and self._open.get(name):
             begin = self._open[name].pop()
-            self.seconds[name] = self.seconds.get(name, 0.0) + max(0.0, float(ts) - begin) / 1e6
+            self.seconds[name] = self.seconds.get(name, 0.0) + max(0.0, _micros(ts) - begin) / 1e6
         else:
             return ph in ("B", "E", "X")  # an end without its begin (or a complete event): seen
         return True
@@ -103,3 +106,23 @@ class Phases:
         if self.expressions:
             out["expressions"] = list(self.expressions)
         return out
+
+
+def _micros(ts: float) -> float:
+    """A chromium event's ``ts``: a finite number of microseconds, or the record is malformed
+    (a 400-digit integer overflows a float; 1e400 reads as infinity)."""
+    try:
+        value = float(ts)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise MalformedRecord(f"ts out of range ({str(ts)[:20]}...)")
+    return value
+
+
+def _ident(value: Any) -> Any:
+    """A ``describe_*`` record's ``id`` or ``describer_id``: a number or text (a key), or the
+    record is malformed (a list or an object is no id)."""
+    if value is None or isinstance(value, (int, float, str)):
+        return value
+    raise MalformedRecord(f"its id is a {type(value).__name__}, not a number or text")

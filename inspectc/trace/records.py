@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from typing import IO, Any, TypeGuard
 
 from inspectc.model import CompileId
+from inspectc.model.limits import scale
 
 __all__ = [
     "CONTEXT_KEYS",
+    "MalformedRecord",
     "StringTable",
     "TraceRecord",
     "compile_id",
@@ -64,6 +66,11 @@ CONTEXT_KEYS = frozenset(
 )
 
 ErrorCallback = Callable[[int, str], None]
+
+
+class MalformedRecord(ValueError):
+    """A record whose values torch never writes (a 400-digit ``ts``, a list as an ``id``):
+    the builder keeps it raw and says so, the importer counts it with the malformed lines."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,31 +175,61 @@ class StringTable:
 
 
 _BLANK_LINES = frozenset({"", "\n", "\r\n"})  # skipped like tlparse: shippers stutter them in
+# Characters of one record's payload kept (INSPECTC_LIMITS=N scales it): Inductor's output code
+# of huge models is ~100 MB; past this the payload is cut and the cut counted as a problem.
+PAYLOAD_CAP = 128 << 20
+_HINT = " (INSPECTC_LIMITS=N raises the limits)"
+
+
+class _Payload:
+    """One record's payload lines as they stream, joined at the end; past ``PAYLOAD_CAP``
+    characters the rest is counted, not kept (a log of millions of tiny payload lines)."""
+
+    __slots__ = ("cap", "dropped", "kept", "parts")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[str] = []  # lines, or runs of whole lines (``bounded.lines``)
+        self.kept = 0
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        room = self.cap - self.kept
+        if len(text) > room:
+            self.dropped += len(text) - max(room, 0)
+            text = text[: max(room, 0)]
+        if text:
+            self.parts.append(text)
+            self.kept += len(text)
 
 
 def _records(
     stream: Iterable[str], report: ErrorCallback, clock: _Clock, check_md5: bool
 ) -> Iterator[TraceRecord]:
     header: tuple[int, dict[str, Any], float | None] | None = None
-    payload_lines: list[str] = []
+    cap = int(PAYLOAD_CAP * scale())
+    payload = _Payload(cap)
     orphans_reported = False
-    for line_no, line in enumerate(stream, 1):
+    line_no = 0
+    for line in stream:  # a line, or a run of payload lines
+        line_no += 1
         if line.startswith("\t"):
             if header is not None:
-                payload_lines.append(line)
+                payload.add(line)
             elif not orphans_reported:
                 report(line_no, "payload line without a record before it")
                 orphans_reported = True
+            line_no += max(line.count("\n", 0, len(line) - 1), 0)  # the run's other lines
             continue
         if line in _BLANK_LINES:
             continue
         if header is not None:
-            yield _finish(header, payload_lines, report, check_md5)
-            payload_lines = []
+            yield _finish(header, payload, report, check_md5)
+            payload = _Payload(cap)
         header = _parse_header(line, line_no, clock, report)
         orphans_reported = True  # a bad header's payload is dropped with it, silently
     if header is not None:
-        yield _finish(header, payload_lines, report, check_md5)
+        yield _finish(header, payload, report, check_md5)
 
 
 def _parse_header(
@@ -216,15 +253,21 @@ def _parse_header(
 
 def _finish(
     header: tuple[int, dict[str, Any], float | None],
-    payload_lines: list[str],
+    payload: _Payload,
     report: ErrorCallback,
     check_md5: bool,
 ) -> TraceRecord:
     line_no, metadata, timestamp = header
-    payload = _join_payload(payload_lines) if payload_lines else None
-    if check_md5:
-        _check_md5(metadata, payload, line_no, report)
-    return TraceRecord(metadata, payload, timestamp, line_no)
+    text = _join_payload(payload.parts) if payload.parts else None
+    if payload.dropped:
+        report(
+            line_no,
+            f"payload longer than {payload.cap:,} characters: cut there, {payload.dropped:,} more"
+            f" not kept{_HINT}",
+        )
+    elif check_md5:
+        _check_md5(metadata, text, line_no, report)
+    return TraceRecord(metadata, text, timestamp, line_no)
 
 
 def _join_payload(lines: list[str]) -> str:
@@ -232,6 +275,7 @@ def _join_payload(lines: list[str]) -> str:
     if not lines[-1].endswith("\n"):
         lines[-1] += "\n"  # the file's last line, or lines given without their newlines
     text = "".join(lines) if lines[0].endswith("\n") else "\n".join(lines)
+    lines.clear()  # the parts go as soon as they are joined
     text = text[1:-1].replace("\n\t", "\n")
     if "\r" in text:  # a log written with Windows line endings
         text = text.replace("\r\n", "\n").removesuffix("\r")

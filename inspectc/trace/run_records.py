@@ -365,7 +365,10 @@ def _duration(metrics: Any) -> float | None:
     if not isinstance(metrics, dict):
         return None
     start, end = metrics.get("start_time_us"), metrics.get("end_time_us")
-    if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
-        return (end - start) / 1e6
-    duration = metrics.get("duration_us")
-    return duration / 1e6 if isinstance(duration, (int, float)) else None
+    try:  # a 400-digit integer overflows a float: no duration
+        if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
+            return (end - start) / 1e6
+        duration = metrics.get("duration_us")
+        return duration / 1e6 if isinstance(duration, (int, float)) else None
+    except OverflowError:
+        return None

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from inspectc.model import FrameTiming, KernelTime
-from inspectc.trace.frames import FrameState
+from inspectc.trace.frames import FrameState, as_num
 from inspectc.trace.kernel_names import op_key, site_number
 from inspectc.trace.sink import Sink
 
@@ -33,12 +33,24 @@ CUDA_GRAPHS_ABSENT = (
 
 
 def _num(d: Any, key: str) -> float | None:
-    v = d.get(key) if isinstance(d, dict) else None
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    return as_num(d.get(key) if isinstance(d, dict) else None)
+
+
+def _count(value: Any) -> int:
+    """A count of calls: a whole number a report can hold; else ValueError (malformed)."""
+    count = int(value or 0)
+    if not 0 <= count < 1 << 53:
+        raise ValueError(f"a count of {str(count)[:20]} is out of range")
+    return count
+
+
+def _small(value: Any) -> int | None:
+    """A thread or CPU count as recorded, or None when it is none a machine has."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31 else None
 
 
 def _kernel_time(t: dict[str, Any]) -> KernelTime:
-    calls = int(t.get("calls") or 0)
+    calls = _count(t.get("calls"))
     total = float(t.get("total_us") or 0.0)
     launches = t.get("launches")
     samples = t.get("samples")
@@ -51,7 +63,7 @@ def _kernel_time(t: dict[str, Any]) -> KernelTime:
         median_us=_num(t, "median_us"),
         p90_us=_num(t, "p90_us"),
         cv=_num(t, "cv"),
-        launches=round(launches / calls) if isinstance(launches, int) and calls else None,
+        launches=_count(round(launches / calls)) if isinstance(launches, int) and calls else None,
         samples=tuple(float(v) for v in samples if isinstance(v, (int, float)))
         if isinstance(samples, list)
         else (),
@@ -108,8 +120,8 @@ def apply_times(writer: Sink, st: FrameState, payload: str | None) -> bool:
         return False
     region = data.get("region") or {}
     if isinstance(region, dict) and isinstance(region.get("total_us"), (int, float)):
-        st.region_time_us = float(region["total_us"])
-        st.region_calls = int(region.get("calls") or 0)
+        total, calls = float(region["total_us"]), _count(region.get("calls"))
+        st.region_time_us, st.region_calls = total, calls
     graphs = [g for g in data.get("graphs") or () if isinstance(g, dict)]
     joined: list[tuple[int, dict[str, Any]]] = []
     for graph in graphs:
@@ -172,9 +184,9 @@ def _frame_timing(
         else "cpu"
         if graphs
         else None,
-        threads=env.get("threads") if isinstance(env.get("threads"), int) else None,
-        interop_threads=env.get("interop_threads") if isinstance(env.get("interop_threads"), int) else None,
-        cpus=env.get("cpus") if isinstance(env.get("cpus"), int) else None,
+        threads=_small(env.get("threads")),
+        interop_threads=_small(env.get("interop_threads")),
+        cpus=_small(env.get("cpus")),
         load_avg=tuple(float(v) for v in load if isinstance(v, (int, float)))
         if isinstance(load, list)
         else (),

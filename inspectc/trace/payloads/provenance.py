@@ -129,7 +129,7 @@ def parse_node_mappings(payload: str | None) -> NodeMappings:
         return NodeMappings()
     version = data.get("version")
     return NodeMappings(
-        version=float(version) if isinstance(version, int | float) else None,
+        version=float(version) if isinstance(version, int | float) and abs(version) < 1e300 else None,
         pre_to_post=_str_map(data.get("preToPost")),
         post_to_pre=_str_map(data.get("postToPre")),
         kernel_to_post=_str_map(data.get("cppCodeToPost")),
