@@ -387,3 +387,11 @@ def test_inductor_byte_estimate_out_of_range_is_not_recorded(tmp_path: Path, val
     clean(proc, "export")
     (found,) = [k for k in json.loads(proc.stdout)["frames"][0]["kernels"] if k["name"] == kernel]
     assert found["roofline"]["status"] == "not recorded", found["roofline"]
+
+
+def test_a_recorded_profile_window_of_one_number_reads_as_not_recorded() -> None:
+    from inspectc.cli.kernels import untimed_reason
+    from inspectc.model import Run, RunOptions
+
+    run = Run(end_reason="exit", options=RunOptions(timings=True, profile_window=(1,)))
+    assert "window 1:10" in untimed_reason([], set(), run)  # the default, not an IndexError

@@ -174,7 +174,8 @@ def untimed_reason(frames: list[Frame], ids: set[CompileId], run: Run | None) ->
         return "timings were on, but no kernel was timed: " + "; ".join(errors[:2])
     if run is not None and run.end_reason == "running":  # os._exit, SIGKILL, a crash, or live
         return f"no kernel times yet: the run {end_text(run)}, and times are written when capture stops"
-    window = options.profile_window or PROFILE_WINDOW
+    recorded = options.profile_window or ()
+    window = (recorded[0], recorded[1]) if len(recorded) == 2 else PROFILE_WINDOW  # a report is untrusted
     return (
         "timings were on, but no kernel was timed: no compiled frame was called again after its "
         f"compiling call (window {window[0]}:{window[1]}; the compiling call is never timed)"

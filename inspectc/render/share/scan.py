@@ -25,7 +25,7 @@ from inspectc.errors import ReportError
 from inspectc.render.share.redact import redactor_for
 from inspectc.render.share.rules import Rule
 from inspectc.store import untrusted
-from inspectc.store.bundle import MemberBudget, open_bundle
+from inspectc.store.bundle import MemberBudget, check_directory, open_bundle
 from inspectc.store.schema import decompress
 from inspectc.trace.records import CHECKSUM_KEYS
 
@@ -156,6 +156,7 @@ def _without_versions(key: str, value: str) -> str:
 
 
 def _text_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
+    check_directory(path)  # the entry count from the end record, before zipfile reads them all
     try:
         with zipfile.ZipFile(path) as archive:
             budget = MemberBudget(archive, path)  # member count, ratio and total inflate
