@@ -21,8 +21,9 @@ from inspectc.analysis.text import printable
 from inspectc.cli.output import creating, shown, why
 from inspectc.errors import ReportError, UsageError
 from inspectc.render.share.copy import redacted_copy
+from inspectc.render.share.found import redactor_for
 from inspectc.render.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
-from inspectc.render.share.redact import LEFT_OUT, Redactor, redactor_for
+from inspectc.render.share.redact import LEFT_OUT, Redactor
 from inspectc.render.share.rules import Rule, load_rules
 from inspectc.store.bundle import write_bundle
 from inspectc.store.exclusive import TargetExists, remove_on_signal

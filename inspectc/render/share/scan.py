@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.render.share.redact import redactor_for
+from inspectc.render.share.found import redactor_for
 from inspectc.render.share.rules import Rule
 from inspectc.store import untrusted
 from inspectc.store.bundle import MemberBudget, check_directory, open_bundle
