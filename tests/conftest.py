@@ -14,9 +14,11 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -133,6 +135,24 @@ def default_sigint() -> None:
     inherits SIGINT ignored; Python then installs no KeyboardInterrupt handler in the child,
     and a test that sends SIGINT sees the program run on."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def plant_detail(db: sqlite3.Connection, kernel: str, payload: str) -> None:
+    """Add an ``inspectc_kernel_detail`` event for *kernel* whose payload is *payload* (JSON
+    text, possibly hostile) to an open report: hostile-input tests plant one this way."""
+    seq = db.execute("SELECT max(seq) + 1 FROM events").fetchone()[0]
+    db.execute(
+        "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            seq,
+            0.0,
+            -1,
+            None,
+            "inspectc_kernel_detail",
+            json.dumps({"inspectc_kernel_detail": {"name": kernel, "version": 1}}),
+            zlib.compress(payload.encode()),
+        ),
+    )
 
 
 def run_cli(

@@ -14,13 +14,12 @@ import json
 import shutil
 import sqlite3
 import subprocess
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPORTS, ROOT, run_cli
+from conftest import REPORTS, ROOT, plant_detail, run_cli
 
 GPU = ROOT / "tests" / "data" / "gpu" / "h200-block.inspectc"  # Triton kernels, no detail event
 BENCH = ROOT / "tests" / "data" / "bench" / "resnet18-h200.inspectc"  # inspectc bench figures
@@ -109,19 +108,7 @@ DETAIL = {
 
 def with_detail(tmp_path: Path, detail: dict[str, Any]) -> Path:
     def change(db: sqlite3.Connection) -> None:
-        seq = db.execute("SELECT max(seq) + 1 FROM events").fetchone()[0]
-        db.execute(
-            "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                seq,
-                0.0,
-                -1,
-                None,
-                "inspectc_kernel_detail",
-                json.dumps({"inspectc_kernel_detail": {"name": KERNEL, "version": 1}}),
-                zlib.compress(dumps(detail).encode()),
-            ),
-        )
+        plant_detail(db, KERNEL, dumps(detail))
 
     return copy_with(tmp_path, GPU, change)
 

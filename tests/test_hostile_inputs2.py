@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import REPORTS, ROOT, inspectc_cmd, run_cli
+from conftest import REPORTS, ROOT, inspectc_cmd, plant_detail, run_cli
 
 GOLDEN = REPORTS / "sin_sin.inspectc"  # one C++ kernel, cpp_fused_sin_0
 BIG_GOLDEN = REPORTS / "graph_breaks.inspectc"
@@ -72,20 +72,8 @@ def stage_with_escapes(target: Path) -> Path:
     """The H200 report with a recorded PTX stage of a Triton kernel that holds escapes."""
     shutil.copyfile(GPU, target)
     db = sqlite3.connect(target)
-    seq = db.execute("SELECT max(seq) + 1 FROM events").fetchone()[0]
     detail = {"name": TRITON, "stages": {"ptx": "// ptx\n" + EVIL + "\n"}}
-    db.execute(
-        "INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            seq,
-            0.0,
-            -1,
-            None,
-            "inspectc_kernel_detail",
-            json.dumps({"inspectc_kernel_detail": {"name": TRITON, "version": 1}}),
-            zlib.compress(json.dumps(detail).encode()),
-        ),
-    )
+    plant_detail(db, TRITON, json.dumps(detail))
     db.commit()
     db.close()
     return target
