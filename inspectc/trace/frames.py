@@ -8,7 +8,6 @@ restart reasons and timings. No torch.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -35,6 +34,7 @@ from inspectc.trace import names
 from inspectc.trace.payloads import extras as compile_extras
 from inspectc.trace.payloads import provenance
 from inspectc.trace.phases import Phases
+from inspectc.trace.records import as_num
 
 _TORCH_FILE = re.compile(r"[/\\]torch[/\\]_(?:dynamo|inductor)[/\\]")
 
@@ -265,17 +265,6 @@ def _seconds(data: dict[str, Any], key_s: str, key_us: str) -> float | None:
 
 def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def as_num(value: Any) -> float | None:
-    """A finite number, else None (a 400-digit integer overflows a float: no figure)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def as_int(value: Any) -> int | None:

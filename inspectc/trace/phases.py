@@ -14,11 +14,10 @@ storage sizes. Frames keep theirs in ``metrics.extra`` (``phases_s``, ``instants
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspectc.trace.records import MalformedRecord
+from inspectc.trace.records import MalformedRecord, as_num
 
 MAX_INPUTS = 200
 _DESCRIBE = ("describe_tensor", "describe_source", "describe_storage")
@@ -111,11 +110,8 @@ class Phases:
 def _micros(ts: float) -> float:
     """A chromium event's ``ts``: a finite number of microseconds, or the record is malformed
     (a 400-digit integer overflows a float; 1e400 reads as infinity)."""
-    try:
-        value = float(ts)
-    except OverflowError:
-        value = math.inf
-    if not math.isfinite(value):
+    value = as_num(ts)
+    if value is None:
         raise MalformedRecord(f"ts out of range ({str(ts)[:20]}...)")
     return value
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -28,6 +29,7 @@ from inspectc.model.limits import scale
 __all__ = [
     "CONTEXT_KEYS",
     "MalformedRecord",
+    "as_num",
     "StringTable",
     "TraceRecord",
     "compile_id",
@@ -66,6 +68,17 @@ CONTEXT_KEYS = frozenset(
 )
 
 ErrorCallback = Callable[[int, str], None]
+
+
+def as_num(value: Any) -> float | None:
+    """A finite number torch logged, else None (a 400-digit integer overflows a float: no figure)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 class MalformedRecord(ValueError):

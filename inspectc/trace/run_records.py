@@ -39,6 +39,7 @@ from inspectc.model.runrecords import (
     RunRecords,
 )
 from inspectc.trace.payloads import artifacts, export
+from inspectc.trace.records import as_num
 from inspectc.trace.sink import Sink
 
 Resolve = Callable[[Any], str | None]
@@ -364,11 +365,8 @@ class RunRecordsBuilder:
 def _duration(metrics: Any) -> float | None:
     if not isinstance(metrics, dict):
         return None
-    start, end = metrics.get("start_time_us"), metrics.get("end_time_us")
-    try:  # a 400-digit integer overflows a float: no duration
-        if isinstance(start, (int, float)) and isinstance(end, (int, float)) and end >= start:
-            return (end - start) / 1e6
-        duration = metrics.get("duration_us")
-        return duration / 1e6 if isinstance(duration, (int, float)) else None
-    except OverflowError:
-        return None
+    start, end = as_num(metrics.get("start_time_us")), as_num(metrics.get("end_time_us"))
+    if start is not None and end is not None and end >= start:
+        return (end - start) / 1e6
+    duration = as_num(metrics.get("duration_us"))  # a 400-digit integer is no duration
+    return duration / 1e6 if duration is not None else None

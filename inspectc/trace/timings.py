@@ -17,8 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from inspectc.model import FrameTiming, KernelTime
-from inspectc.trace.frames import FrameState, as_num
+from inspectc.trace.frames import FrameState
 from inspectc.trace.kernel_names import op_key, site_number
+from inspectc.trace.records import as_num
 from inspectc.trace.sink import Sink
 
 CUDA_GRAPHS_UNNAMED = (

@@ -6,7 +6,6 @@ exception it did not turn into ``LoadFailed`` left the overview on "indexing 90%
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import sqlite3
@@ -16,20 +15,10 @@ from typing import Any
 import inspectc_tui.app
 import pytest
 from conftest import ROOT
-from pilots import RecordingApp, sync, text_of
-from textual.pilot import Pilot
+from pilots import RecordingApp, loaded, sync, text_of
 
 SIZE = (120, 30)
-WAIT_S = 20  # a hang fails the test well before the session's limits
 BENCH = ROOT / "tests" / "data" / "bench" / "resnet18-h200.inspectc"
-
-
-async def finished(pilot: Pilot[None]) -> RecordingApp:
-    app = pilot.app
-    assert isinstance(app, RecordingApp)
-    await asyncio.wait_for(app.done_loading.wait(), WAIT_S)
-    await pilot.pause()
-    return app
 
 
 @pytest.mark.parametrize(
@@ -47,7 +36,7 @@ async def test_unexpected_error_while_loading_shows_the_failure(
     monkeypatch.setattr(inspectc_tui.app, "load_report", broken)
     app = RecordingApp(sin_report)
     async with app.run_test(size=SIZE) as pilot:
-        await finished(pilot)  # the LoadFailed message, not "indexing" forever
+        await loaded(pilot)  # the LoadFailed message, not "indexing" forever
         assert app.data is None
         want = f"cannot read the report ({type(error).__name__}: {error})"
         assert any(want in note for note in app.notes), app.notes
@@ -70,6 +59,6 @@ async def test_report_with_a_hostile_bench_row_opens(tmp_path: Path) -> None:
     db.close()
     app = RecordingApp(report)
     async with app.run_test(size=SIZE) as pilot:
-        await finished(pilot)
+        await loaded(pilot)
         assert app.data is not None, app.notes
         assert app.data.bench.run is not None

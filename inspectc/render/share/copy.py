@@ -138,13 +138,15 @@ def _origin_source_free(kernel: dict[str, Any]) -> dict[str, Any]:
     name, ``linear``, stays: it names the op, not the code)."""
     origins = kernel.get("origins")
     if isinstance(origins, list):
-        kernel["origins"] = [
-            {**o, "op": o["op"] if _NODE_NAME.fullmatch(str(o.get("op"))) else "(source left out)"}
-            if isinstance(o, dict)
-            else o
-            for o in origins
-        ]
+        kernel["origins"] = [_op_without_code(o) for o in origins]
     return kernel
+
+
+def _op_without_code(origin: Any) -> Any:
+    op = origin.get("op") if isinstance(origin, dict) else None
+    if not isinstance(op, str) or _NODE_NAME.fullmatch(op):
+        return origin
+    return {**origin, "op": "(source left out)"}
 
 
 def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
@@ -320,10 +322,13 @@ def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool)
             db.execute(f"UPDATE {table} SET start = ?, stop = ? WHERE rowid = ?", (start, stop, rowid))  # noqa: S608
     for kid, name, data in _rows(db, "SELECT id, name, data FROM kernels"):
         at(f"kernel {kid}")
-        if no_source:
-            data = json.dumps(_origin_source_free(json.loads(data)))
-        if redactor is not None:
-            data = json.dumps(redactor.sub_plain(json.loads(data)))
+        if no_source or redactor is not None:
+            plain = json.loads(data)
+            if no_source:
+                plain = _origin_source_free(plain)
+            if redactor is not None:
+                plain = redactor.sub_plain(plain)
+            data = json.dumps(plain)
         db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), data, kid))
     for rank, cid, data in _rows(db, "SELECT rank, compile_id, data FROM frames"):
         at(f"frame {cid}" + (f" rank {rank}" if rank not in (None, -1) else ""))

@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.trace.records import as_num
+
 EXTERN_PREFIX = "extern_kernels."
 _HANDLE = re.compile(r"^(?P<base>.+?):(?P<handle>\d+)$")
 _HANDLE_COMMENT = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+)")
@@ -129,7 +131,7 @@ def parse_node_mappings(payload: str | None) -> NodeMappings:
         return NodeMappings()
     version = data.get("version")
     return NodeMappings(
-        version=float(version) if isinstance(version, int | float) and abs(version) < 1e300 else None,
+        version=as_num(version),
         pre_to_post=_str_map(data.get("preToPost")),
         post_to_pre=_str_map(data.get("postToPre")),
         kernel_to_post=_str_map(data.get("cppCodeToPost")),
