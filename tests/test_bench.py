@@ -155,3 +155,31 @@ def test_a_module_that_cannot_run_here_is_named_and_the_report_unchanged(tmp_pat
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "not measured: 0/0 output_code:" in proc.stderr and "unchanged" in proc.stderr
     assert hashlib.sha256(copy.read_bytes()).hexdigest() == before
+
+
+def test_l2_flushed_flushes_before_each_launch_of_the_named_kernels_and_puts_them_back() -> None:
+    """The CUDA bench wraps an output code module's Triton kernel objects (``.run``) for its
+    L2-flushed profile; here a module of plain objects and a counting flush (no GPU)."""
+    import types
+
+    from inspectc.capture.bench_measure import l2_flushed
+
+    order: list[str] = []
+
+    class Kernel:
+        fn = "the kernel's own attribute"
+
+        def run(self, *args: object, stream: int = 0) -> tuple[object, ...]:
+            order.append("run")
+            return (*args, stream)
+
+    triton_a, other = Kernel(), Kernel()
+    mod = types.SimpleNamespace(triton_a=triton_a, triton_b=other, cpp_fused_0=len)
+    with l2_flushed(mod, ["triton_a", "cpp_fused_0", "missing"], flush=lambda: order.append("flush")):
+        assert mod.triton_a.run(1, 2, stream=7) == (1, 2, 7) and mod.triton_a.fn == Kernel.fn
+        mod.triton_b.run()
+        assert mod.cpp_fused_0 is len  # no .run: not a Triton kernel object, left as it is
+    assert order == ["flush", "run", "run"]
+    assert mod.triton_a is triton_a and mod.triton_b is other
+    with l2_flushed(mod, []):  # on CPU bench passes no names: nothing is touched, no GPU needed
+        assert mod.triton_a is triton_a

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from inspectc.model import CompileId, Kernel
 from inspectc.model.kernel_detail import DETAIL_EVENT, parse_detail
 from inspectc.render.graph import fusion_dot
 from inspectc.render.graph.style import ROOF_BANDS
-from inspectc.store.bench import BenchResults, BenchRun, summarize
+from inspectc.store.bench import L2_FLUSHED, BenchResults, BenchRun, summarize
 from inspectc.store.open import open_report
 from inspectc.store.schema import compress
 
@@ -156,6 +157,27 @@ def _h200_bench(key: tuple, launch_us: float) -> BenchResults:
         run=BenchRun(started=0.0, device="NVIDIA H200", bandwidth_gbps=4248.0),
         figures={key: {"module_profiler": fig}},
     )
+
+
+def test_the_l2_flushed_profile_is_the_basis_and_is_named() -> None:
+    """A bench run on CUDA stores the module profile taken with L2 flushed before each Triton
+    launch; the DRAM model divides by it (its reads come from DRAM) and names it, and the
+    isolated column (``primary``) is the same figure. An older report's warm profile still counts."""
+    key = (None, "0/0", "output_code", "k")
+    warm = _h200_bench(key, 2.0).figures[key]["module_profiler"]
+    cold = replace(warm, method=L2_FLUSHED, median_us=4 * 3.0)
+    kernel = Kernel(
+        id=1, compile_id=CompileId.parse("0/0"), name="k", language="triton", kind="pointwise", source_size=1
+    )
+    both = BenchResults(
+        run=_h200_bench(key, 2.0).run, figures={key: {"module_profiler": warm, L2_FLUSHED: cold}}
+    )
+    rf = roofline(kernel, both, 4_800_000)
+    assert rf is not None and rf.launch_us == pytest.approx(3.0) and "L2 flushed" in (rf.basis or "")
+    assert rf.fraction == pytest.approx(4.8e6 / 3e-6 / (DRAM_PEAK_GBPS["NVIDIA H200"] * 1e9))
+    assert both.primary(kernel.compile_id, "output_code", "k") is cold
+    old = roofline(kernel, _h200_bench(key, 2.0), 4_800_000)
+    assert old is not None and old.launch_us == pytest.approx(2.0) and "L2" not in (old.basis or "")
 
 
 def test_the_dram_model_on_recorded_h200_launches_is_irs_dram_share() -> None:

@@ -7,7 +7,10 @@ its ``get_args()``, then time
   * the whole module with its own ``benchmark_compiled_module`` (method ``benchmark_compiled_module``);
   * every kernel per module call under torch.profiler over isolated ``call(get_args())``
     (``module_profiler``: C++ kernels by their ``cpp.enable_kernel_profile`` ranges, Triton
-    and library kernels by device time on CUDA, every launch counted);
+    and library kernels by device time on CUDA, every launch counted). On CUDA the L2 cache is
+    overwritten before each Triton launch (``module_profiler_l2_flushed``), as
+    ``triton.testing.do_bench`` and Nsight Compute do: the kernel reads its inputs from DRAM,
+    which is what the roofline's DRAM model assumes;
   * on CUDA, each Triton kernel whose source carries Inductor's ``config.benchmark_kernel``
     harness, by ``triton.testing.do_bench`` of its ``call(get_args())`` (``kernel_harness``).
 
@@ -26,7 +29,7 @@ from typing import Any
 from inspectc.capture import bench_measure as measure
 from inspectc.capture import torch_api
 from inspectc.model import CompileId, Kernel
-from inspectc.store.bench import MODULE, BenchRun, Isolated, Key
+from inspectc.store.bench import L2_FLUSHED, MODULE, BenchRun, Isolated, Key
 from inspectc.store.reader import Report
 
 Progress = Callable[[str], None]
@@ -132,8 +135,10 @@ def _bench_module(
         whole = measure.module_benchmark(mod, args, "cuda" if cuda else "cpu", settings, per_round)
         out += [(MODULE, f) for f in whole.figures("benchmark_compiled_module").values()]
         names = [k.name for k in kernels]
-        prof = measure.module_profiler(call, names, cuda, settings, min(per_round, 50))
-        for name, fig in prof.figures("module_profiler").items():
+        flushed = [k.name for k in kernels if k.language == "triton"] if cuda else []
+        with measure.l2_flushed(mod, flushed):  # on CUDA: L2 cold before each Triton launch
+            prof = measure.module_profiler(call, names, cuda, settings, min(per_round, 50))
+        for name, fig in prof.figures(L2_FLUSHED if flushed else "module_profiler").items():
             if name != MODULE and (only is None or name == only):
                 out.append((name, fig))
         if cuda:

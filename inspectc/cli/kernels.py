@@ -21,7 +21,7 @@ from inspectc.render.timefmt import (
     shown_vs_measured,
     typical,
 )
-from inspectc.store.bench import BenchResults, Isolated
+from inspectc.store.bench import L2_FLUSHED, BenchResults, Isolated
 from inspectc.store.open import open_report
 
 SORTS = ("time", "name", "calls")
@@ -193,7 +193,11 @@ def _bench_line(bench: BenchResults) -> str:
         else ""
     )
     errors = f", {len(run.errors)} modules not measured" if run.errors else ""
-    basis = "; isolated and % limit from one measurement: the isolated module profile (device time, launch overhead out)"
+    flushed = any(L2_FLUSHED in figs for figs in bench.figures.values())
+    basis = (
+        "; isolated and % limit from one measurement: the isolated module profile"
+        f"{', L2 flushed before each Triton launch' if flushed else ''} (device time, launch overhead out)"
+    )
     return f"isolated: inspectc bench on {run.device or 'an unknown device'}{copy}{errors}{basis}"
 
 

@@ -11,6 +11,8 @@ Table ``bench(rank, compile_id, graph_kind, kernel, method, data)``: one row per
   ``benchmark_compiled_module``  the output code's own ``benchmark_compiled_module`` (whole call)
   ``module_profiler``            torch.profiler over isolated ``call(get_args())``: per call
                                  of the module, every launch of the kernel summed
+  ``module_profiler_l2_flushed``  the same on CUDA, the L2 cache overwritten before each Triton
+                                 launch (inputs read from DRAM, as ncu and do_bench measure)
   ``kernel_harness``             the kernel's own ``get_args()``/``call()`` (Inductor writes them
                                  under ``config.benchmark_kernel``) timed by
                                  ``triton.testing.do_bench``: per launch
@@ -41,7 +43,8 @@ CREATE TABLE IF NOT EXISTS bench(
     PRIMARY KEY(rank, compile_id, graph_kind, kernel, method));
 """
 MODULE = ""  # the ``kernel`` of a whole-module figure
-PER_CALL = ("module_profiler", "benchmark_compiled_module")
+L2_FLUSHED = "module_profiler_l2_flushed"
+PER_CALL = (L2_FLUSHED, "module_profiler", "benchmark_compiled_module")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -90,7 +93,7 @@ class BenchResults:
         return self.figures.get((cid.rank, str(cid), graph_kind, name), {})  # the table's column text
 
     def primary(self, cid: CompileId, graph_kind: str, name: str) -> Isolated | None:
-        """The per-call figure to set beside the in-run mean (``module_profiler`` first)."""
+        """The per-call figure to set beside the in-run mean (the module profile first)."""
         found = self.kernel(cid, graph_kind, name)
         return next((found[m] for m in PER_CALL if m in found), None)
 
