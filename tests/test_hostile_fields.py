@@ -175,26 +175,26 @@ def test_kernel_detail_values_read_or_not_recorded(tmp_path: Path) -> None:
 # -- numbers out of range in frames and kernels ---------------------------------------------------
 
 
-def in_frame(path: tuple[str | int, ...]) -> Callable[[sqlite3.Connection], None]:
+def _planting(select: str, update: str, path: tuple[str | int, ...]) -> Callable[[sqlite3.Connection], None]:
     def change(db: sqlite3.Connection) -> None:
-        rowid, data = db.execute("SELECT rowid, data FROM frames ORDER BY ordinal LIMIT 1").fetchone()
-        db.execute(
-            "UPDATE frames SET data = ? WHERE rowid = ?",
-            (dumps(planted(json.loads(data), path, "<HUGE>")), rowid),
-        )
+        key, data = db.execute(select).fetchone()
+        db.execute(update, (dumps(planted(json.loads(data), path, "<HUGE>")), key))
 
     return change
+
+
+def in_frame(path: tuple[str | int, ...]) -> Callable[[sqlite3.Connection], None]:
+    return _planting(
+        "SELECT rowid, data FROM frames ORDER BY ordinal LIMIT 1",
+        "UPDATE frames SET data = ? WHERE rowid = ?",
+        path,
+    )
 
 
 def in_kernel(path: tuple[str | int, ...]) -> Callable[[sqlite3.Connection], None]:
-    def change(db: sqlite3.Connection) -> None:
-        kid, data = db.execute("SELECT id, data FROM kernels ORDER BY id LIMIT 1").fetchone()
-        db.execute(
-            "UPDATE kernels SET data = ? WHERE id = ?",
-            (dumps(planted(json.loads(data), path, "<HUGE>")), kid),
-        )
-
-    return change
+    return _planting(
+        "SELECT id, data FROM kernels ORDER BY id LIMIT 1", "UPDATE kernels SET data = ? WHERE id = ?", path
+    )
 
 
 HUGE_CASES = {
