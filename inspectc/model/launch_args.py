@@ -176,3 +176,42 @@ def launch_from_code(code: str, kernel_meta: dict[str, object], device: str) -> 
             )
         )
     return Launch(args=tuple(args), source="output_code")
+
+
+_DEVICE_OP = re.compile(r"\.run\(|\bextern_kernels\.|\btorch\.ops\.|\baten\.")
+_NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)\b(?!\s*[(.\w])")
+_NOT_A_BUFFER = frozenset({"None", "True", "False", "del", "stream", "out"})
+
+
+def _buffers(text: str) -> set[str]:
+    """Names a statement passes around (not called, not attributes, not keywords)."""
+    return {n for n in _NAME.findall(text) if n not in _NOT_A_BUFFER and not n.startswith("stream")}
+
+
+def recently_touched(code: str, kernel_name: str, window: int = 2) -> list[bool] | None:
+    """Per positional argument of the kernel's first launch in the output code's ``call()``:
+    whether one of the *window* device operations just before it (kernel launches, library
+    calls) names the same buffer (``buf7 = buf6  # reuse`` is one buffer), so that its data is
+    in the GPU's L2 when the kernel starts, as the producer left it (tensors of a few MB; an
+    H200's L2 holds 60 MB). None when the launch is not in the code."""
+    start = code.rfind("def call(")  # the module's: a kernel's own harness (in its source) comes before
+    if start < 0:
+        return None
+    same: dict[str, str] = {}  # a reused buffer's new name -> the first name
+
+    def names(text: str) -> set[str]:
+        return {same.get(n, n) for n in _buffers(text)}
+
+    recent: list[set[str]] = []
+    for line in code[start:].splitlines():
+        text = line.split("#", 1)[0].strip()
+        if m := _REUSE.match(line):
+            same[m.group(1)] = same.get(m.group(2), m.group(2))
+        elif text.startswith(f"{kernel_name}.run("):
+            inner = text[text.find("(") + 1 : text.rfind(")")]
+            parts = [p for p in _split_args(inner) if not re.match(r"^\w+\s*=", p)]
+            near = set().union(*recent[len(recent) - window :]) if window > 0 else set()
+            return [bool(names(p) & near) for p in parts]
+        elif _DEVICE_OP.search(text):
+            recent.append(names(text))
+    return None

@@ -8,7 +8,8 @@ launches the kernel once to check it runs, then times it:
 
 - Triton: CUPTI device time under ``torch.profiler`` (the method capture's in-run times use),
   median of 100 launches, in the state ``--method`` names (default :data:`DEFAULT_METHOD`:
-  other kernels run between launches, as in the user's loop); ``do_bench`` as an option;
+  each launch on the next of N fresh copies of its tensors, other kernels run between launches,
+  as in the user's loop); ``do_bench`` as an option;
 - C++: the kernel built by Inductor's own ``CppPythonBindingsCodeCache`` from the recorded
   source, timed by a timer loop and, like capture, by its record-function range under
   ``torch.profiler``.
@@ -26,15 +27,16 @@ from inspectc.analysis.text import ELLIPSIS, printable
 from inspectc.errors import ReproError
 from inspectc.model import CompileId, Kernel, to_plain
 from inspectc.model.kernel_detail import KernelDetail, Launch
-from inspectc.model.launch_args import LaunchArgsError, launch_from_code
+from inspectc.model.launch_args import LaunchArgsError, launch_from_code, recently_touched
 from inspectc.model.times import KernelTime
 from inspectc.render.repro_template import TEMPLATE
 from inspectc.store.reader import Report
 from inspectc.trace.payloads.output_code import cpp_arg_types, kernel_device
 
 # How the script times a Triton kernel unless told otherwise (``--method``): the one that
-# matched the in-run medians on the H200 (benchmarks/repro_resnet18_h200.md).
-DEFAULT_METHOD = "mixed"
+# matched the in-run medians best on the H200 (benchmarks/repro_resnet18_h200.md, round 7:
+# 28 of resnet18's 47 kernels with the most in-run time within 15%, median ratio 1.00; mixed 24, 0.87).
+DEFAULT_METHOD = "rotate"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +50,7 @@ class ReproSpec:
     in_run_median_us: float | None = None
     in_run_n: int | None = None
     device: str = "cpu"
+    hot: tuple[bool, ...] | None = None  # per launch argument: L2-hot when the run launched it
 
 
 def find_kernel(report: Report, name: str) -> Kernel:
@@ -89,11 +92,16 @@ def spec_for(report: Report, kernel: Kernel) -> ReproSpec:
         )
     detail = report.kernel_detail(kernel) if kernel.language == "triton" else None
     device = kernel_device(kernel.meta, kernel.language)
-    launch = _launch(report, kernel, detail, device)
+    code = report.graph(kernel.compile_id, kernel.graph_kind) or ""  # read once: launch and hot args
+    launch = _launch(code, kernel, detail, device)
     source = _inner_source(report.kernel_source(kernel), kernel)
     if detail is not None and detail.python_source:
         source = detail.python_source
     time = kernel.time
+    hot = None
+    if kernel.language == "triton":
+        touched = recently_touched(code, kernel.name)
+        hot = tuple(touched) if touched is not None and len(touched) == len(launch.args) else None
     return ReproSpec(
         name=kernel.name,
         language=kernel.language,
@@ -104,6 +112,7 @@ def spec_for(report: Report, kernel: Kernel) -> ReproSpec:
         in_run_median_us=_per_launch(time),
         in_run_n=time.calls if time else None,
         device=device,
+        hot=hot,
     )
 
 
@@ -115,10 +124,9 @@ def _per_launch(time: KernelTime | None) -> float | None:
     return typical / time.launches if time.launches and time.launches > 1 else typical
 
 
-def _launch(report: Report, kernel: Kernel, detail: KernelDetail | None, device: str) -> Launch:
+def _launch(code: str, kernel: Kernel, detail: KernelDetail | None, device: str) -> Launch:
     if detail is not None and detail.launches:
         return detail.launches[0]
-    code = report.graph(kernel.compile_id, kernel.graph_kind) or ""
     try:
         return launch_from_code(code, kernel.meta, device)
     except LaunchArgsError as exc:
@@ -151,6 +159,7 @@ def render_script(spec: ReproSpec, *, report_name: str, compile_id: CompileId) -
             "in_run_median_us": spec.in_run_median_us,
             "in_run_n": spec.in_run_n,
             "default_device": spec.device,
+            "hot": list(spec.hot) if spec.hot is not None else None,
         },
         indent=1,
     )

@@ -71,7 +71,7 @@ def load_cpp():
 
 SLEEP_CYCLES = 3_000_000  # torch.cuda._sleep: ~1.5 ms of GPU spin, the launches queue behind it
 BATCH = 25  # launches queued behind one spin
-METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "tlb_warm", "tlb", "do_bench")
+METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "cold_noise", "rotate", "flow", "tlb_warm", "tlb", "do_bench")
 DEFAULT_METHOD = "@DEFAULT@"
 METHOD_TEXT = {
     "queued": "device time under torch.profiler (CUPTI), launches queued back to back behind a GPU spin: no idle GPU before a launch, inputs L2-warm",
@@ -80,6 +80,9 @@ METHOD_TEXT = {
     "cold": "device time under torch.profiler (CUPTI), 256 MiB overwritten before each launch (L2 cold)",
     "mixed": "device time under torch.profiler (CUPTI), other kernels (a cuDNN convolution, a sort) run between launches as a model's do: the kernel's code no longer cached on the SMs, its data L2-warm",
     "mixed_cold": "as mixed, and 256 MiB overwritten before each launch (L2 cold)",
+    "cold_noise": "as mixed_cold, the 256 MiB overwritten with changing random data instead of zeros (L2 cold, its lines dirty and incompressible)",
+    "rotate": "as mixed, each launch on the next of N fresh copies of its tensors (N x their bytes >= 256 MiB): its inputs and outputs untouched since N launches, no flush's dirty lines in L2",
+    "flow": "as rotate, and the arguments that the two device operations before this kernel in the run's call() name (its producers' outputs) rewritten right before each launch: L2-hot where the run left them hot, cold elsewhere",
     "tlb_warm": "as mixed, and one word read in each 2 MiB page of a large buffer before each launch (the GPU's address translations of the kernel's tensors evicted, as a model's other buffers evict them)",
     "tlb": "as tlb_warm, and 256 MiB overwritten before each launch (L2 cold): everything cold",
     "do_bench": "triton.testing.do_bench median (CUDA events around each launch: launch overhead included, L2 flushed)",
@@ -206,6 +209,21 @@ def measure(reps=100, once=False, methods=None):
 
                 out["mixed_cold_us"], _ = profiled_us(call, reps, sync, flush=both)
                 del scratch
+        if "cold_noise" in methods:
+            others = other_kernels()
+            noise = torch.randint(-(2**30), 2**30, (256 * 1024 * 1024 // 4,), dtype=torch.int32, device="cuda")
+
+            def noisy():
+                others()
+                noise.add_(7919)
+
+            out["cold_noise_us"], _ = profiled_us(call, reps, sync, flush=noisy)
+            del noise
+        if "rotate" in methods:
+            out["rotate_us"], out["rotate_copies"] = rotating_us(kernel, stream, args, gen, reps, sync)
+        if "flow" in methods:
+            out["flow_us"], _ = rotating_us(kernel, stream, args, gen, reps, sync, hot=SPEC.get("hot"))
+            out["flow_hot"] = [a.get("name") for a, h in zip(SPEC["args"], SPEC.get("hot") or ()) if h]
         if "tlb" in methods or "tlb_warm" in methods:
             others, walk = other_kernels(), page_walk()
             if "tlb_warm" in methods:
@@ -269,7 +287,8 @@ def measure(reps=100, once=False, methods=None):
     if SPEC["language"] == "triton":
         chosen = DEFAULT_METHOD if DEFAULT_METHOD in methods else methods[0]
         key = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
-               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
+               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "cold_noise": "cold_noise_us", "rotate": "rotate_us", "flow": "flow_us",
+               "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
                "do_bench": "do_bench_us"}[chosen]
         out["method"] = chosen + ": " + METHOD_TEXT[chosen]
         out["repro_us"] = out.get(key)
@@ -306,6 +325,37 @@ def page_fault_note(out):
             f"than reused ones ({reused:.1f} us): the run's allocator gave its outputs pages the kernel "
             "page-faulted on first touch (glibc: MALLOC_TRIM_THRESHOLD_ / MALLOC_MMAP_THRESHOLD_, or a "
             "preallocated output)")
+
+
+def rotating_us(kernel, stream, args, gen, reps, sync, hot=None):
+    """Device time per launch, each launch on the next of N argument sets: *args* and N - 1
+    built like it (N x the tensors' bytes >= 256 MiB, 2 <= N <= 64), other kernels run in
+    between; with *hot* (per argument), those arguments are rewritten right before the launch
+    (L2-hot)."""
+    size = sum(a.untyped_storage().nbytes() for a in args if isinstance(a, torch.Tensor))
+    copies = max(2, min(64, -(-(256 << 20) // max(size, 1))))
+    sets = [list(args)] + [[make_arg(s, gen) for s in SPEC["args"]] for _ in range(copies - 1)]
+    hot = list(hot or ())
+    saved = [a.clone() if isinstance(a, torch.Tensor) and i < len(hot) and hot[i] else None
+             for i, a in enumerate(sets[0])]
+    others = other_kernels()
+    turn = [0]
+
+    def call():
+        turn[0] = (turn[0] + 1) % copies
+        kernel.run(*sets[turn[0]], stream=stream)
+
+    def before():
+        others()
+        for t, s in zip(sets[(turn[0] + 1) % copies], saved):
+            if s is not None:
+                t.copy_(s)
+
+    for _ in range(copies):
+        call()
+    sync()
+    med, _n = profiled_us(call, reps, sync, flush=before)
+    return med, copies
 
 
 def other_kernels():
