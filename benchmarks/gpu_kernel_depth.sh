@@ -7,6 +7,9 @@
 #           inspectc bench, benchmarks/inrun_trace.py, benchmarks/repro_all.py, ncu_compare.py
 # block:    loop_step.py --model block (transformer encoder block training), the same minus repro
 # overhead: detail_overhead.py off/on/off/on, each from cold caches
+# resnet_repro: only the repro step, on $RESNET_REPORT when given
+# probe:    benchmarks/inrun_probe.py: resnet18's kernels alone on the run's own tensors, same process
+# REPRO_METHODS (default all): the repro timing methods; INRUN=0 skips the resnet in-run trace
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -21,15 +24,23 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu
 CLOCKS=$!
 ph "start $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader) $(ncu --version 2>&1 | tail -1)"
 
+if want probe; then
+  ph "probe"
+  TORCHINDUCTOR_CACHE_DIR=$W/ind-p TRITON_CACHE_DIR=$W/tri-p timeout "${PROBE_S:-150}" \
+    $PY benchmarks/inrun_probe.py --out "$W/probe.json" --only "${PROBE_ONLY:-}" --max "${PROBE_MAX:-24}" \
+    >"$W/probe.log" 2>&1 || tail -5 "$W/probe.log"
+  tail -30 "$W/probe.log"
+fi
+
 if want resnet; then
   export TORCHINDUCTOR_CACHE_DIR=$W/ind-r TRITON_CACHE_DIR=$W/tri-r
   ph "resnet capture"
   $PY -m inspectc run -q --kernel-harness -o "$W/resnet18.inspectc" samples/timm_resnet.py \
     --model resnet18 --device cuda --steps 12 >"$W/resnet_run.log" 2>&1 || tail -5 "$W/resnet_run.log"
   ph "resnet trace"
-  timeout 120 $PY benchmarks/inrun_trace.py --out "$W/inrun_resnet.json" >"$W/inrun_resnet.log" 2>&1 || tail -5 "$W/inrun_resnet.log"
+  [ "${INRUN:-1}" = 0 ] || timeout 120 $PY benchmarks/inrun_trace.py --out "$W/inrun_resnet.json" >"$W/inrun_resnet.log" 2>&1 || tail -5 "$W/inrun_resnet.log"
   ph "resnet repro"
-  $PY benchmarks/repro_all.py "$W/resnet18.inspectc" --out "$W/repro" --scripts /tmp/rs \
+  $PY benchmarks/repro_all.py "$W/resnet18.inspectc" --out "$W/repro" --scripts /tmp/rs --methods "${REPRO_METHODS:-all}" \
     --deadline-s "${REPRO_S:-170}" >"$W/repro.log" 2>&1 || tail -5 "$W/repro.log"
   tail -8 "$W/repro/repro_table.md"
   ph "resnet bench"
@@ -37,6 +48,17 @@ if want resnet; then
   ph "resnet ncu"
   timeout 200 $PY benchmarks/ncu_compare.py "$W/resnet18.inspectc" "$W/repro/repro.json" --out "$W/ncu" \
     --frame 0/1 --n 10 --label resnet18 2>&1 | tail -14
+fi
+
+if want resnet_repro; then  # the repro alone, on a report carried in (RESNET_REPORT) or captured here
+  export TORCHINDUCTOR_CACHE_DIR=$W/ind-r TRITON_CACHE_DIR=$W/tri-r
+  R=${RESNET_REPORT:-$W/resnet18.inspectc}
+  [ -f "$R" ] || $PY -m inspectc run -q --kernel-harness -o "$R" samples/timm_resnet.py \
+    --model resnet18 --device cuda --steps 12 >"$W/resnet_run.log" 2>&1
+  ph "resnet repro ($R)"
+  $PY benchmarks/repro_all.py "$R" --out "$W/repro" --scripts /tmp/rs --methods "${REPRO_METHODS:-all}" \
+    --deadline-s "${REPRO_S:-170}" >"$W/repro.log" 2>&1 || tail -5 "$W/repro.log"
+  tail -14 "$W/repro/repro_table.md" | grep -v '^|'
 fi
 
 if want block; then
@@ -47,7 +69,7 @@ if want block; then
   ph "block bench"
   timeout 120 $PY -m inspectc bench "$W/block.inspectc" --budget 1 --min-rounds 3 -q --yes >"$W/block_bench.log" 2>&1 || tail -5 "$W/block_bench.log"
   ph "block repro"
-  $PY benchmarks/repro_all.py "$W/block.inspectc" --out "$W/repro_block" --scripts /tmp/rsb \
+  $PY benchmarks/repro_all.py "$W/block.inspectc" --out "$W/repro_block" --scripts /tmp/rsb --methods "${REPRO_METHODS:-all}" \
     --deadline-s "${REPRO_B_S:-60}" >"$W/repro_block.log" 2>&1 || tail -5 "$W/repro_block.log"
   tail -8 "$W/repro_block/repro_table.md"
   ph "block ncu"
