@@ -66,7 +66,10 @@ def cmd_ir(args: argparse.Namespace) -> int:
             return 0
         detail = report.kernel_detail(kernel)
         if detail is None:
-            raise UsageError(f"{kernel.name}: no compiled stages recorded (capture with Triton, schema 4)")
+            raise UsageError(
+                f"{kernel.name}: no compiled stages recorded"
+                " (a library kernel, or a capture without Triton or older than kernel detail)"
+            )
         out += detail_lines(detail)
         t = kernel.time
         if t is not None:  # the launches beside the time they took in the run

@@ -1,7 +1,7 @@
 """Accuracy results (``inspectc accuracy``): compiled against eager and an fp64 reference.
 
 Stdlib only: readers open these results without torch. The meta key ``accuracy`` holds one
-JSON :class:`AccuracyRun` (schema 4, additive: an older inspectc ignores the key, and a
+JSON :class:`AccuracyRun` (schema 3, additive: an older inspectc ignores the key, and a
 report without it reads as "accuracy not checked").
 
 A graph's output *diverges* when it fails the criterion of ``torch._dynamo.utils.same(ref,

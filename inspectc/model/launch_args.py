@@ -1,7 +1,7 @@
 """A kernel's launch arguments read from its output code's ``call()``. Stdlib only.
 
 Where capture recorded no launch (C++ kernels, which Inductor calls as compiled functions;
-reports from before schema 4), the output code says it all for static shapes: the call
+reports captured before kernel detail was recorded), the output code says it all for static shapes: the call
 (``cpp_fused_add_1(buf7, primals_3)``, ``triton_poi_x.run(buf0, arg0_1, 512, stream=s)``),
 every buffer's ``empty_strided_*((shape), (stride), torch.dtype)``, each reuse
 (``buf7 = buf6; del buf6  # reuse``), ``reinterpret_tensor(buf, (shape), (stride), offset)``

@@ -55,7 +55,7 @@ def _arg_text(a: ArgRecord) -> str:
 def cpp_lines(kernel: Kernel, build: CpuBuild | None) -> list[str]:
     if build is None:
         return [
-            "vector ISA and compile command: not recorded (capture before schema 4, or no C++ kernel built)"
+            "vector ISA and compile command: not recorded (captured by an inspectc that did not record it, or no C++ kernel built in the run)"
         ]
     return [
         f"vector ISA: {build.vec_isa or 'none (scalar code)'}"

@@ -70,7 +70,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         "rank": f.rank,
         "id": to_plain(f.compile_id),
         "function": f.function,
-        "callable_name": f.callable_name,  # as the user knows it when function is a wrapper; schema 4
+        "callable_name": f.callable_name,  # as the user knows it when function is a wrapper; schema 3, additive
         "call_site": to_plain(f.call_site),  # the user's line that called into the frame
         "filename": f.filename,
         "line": f.line,

@@ -261,7 +261,7 @@ class Report:
         return self._run_records
 
     def kernel_details(self) -> list[KernelDetail]:
-        """Every Triton kernel's stages, metadata and launches capture recorded (schema 4).
+        """Every Triton kernel's stages, metadata and launches capture recorded (schema 3, additive events).
 
         Parsed once per set of events (a followed report that grew is read again)."""
         seqs = [

@@ -160,7 +160,7 @@ class ReportData:
             return self._report.kernel_source(kernel)
 
     def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:
-        """A Triton kernel's compiled stages, metadata and launches (schema 4), or None."""
+        """A Triton kernel's compiled stages, metadata and launches (kernel detail events), or None."""
         if kernel.language != "triton":
             return None
         with self._lock:

@@ -362,7 +362,7 @@ class KernelsPane(FramePane):
         caption.append(f"  ·  {view.line_count:,} lines", style="dim")
         if not text:
             caption.append("  ·  not in the report", style="dim")
-        if len(stages.names()) > 1:  # compiled stages recorded (a Triton kernel, schema 4)
+        if len(stages.names()) > 1:  # compiled stages recorded (a Triton kernel with kernel detail)
             caption.append(f"  ·  {stages.tabs(self.stage)}", style="dim")
         if self.chosen_line is not None:
             caption.append(f"  ·  python line {self.chosen_line}: {len(marks)} lines here", style="cyan")
