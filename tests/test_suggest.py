@@ -157,3 +157,35 @@ def test_bad_config_is_one_line(tmp_path: Path, item: str, words: str) -> None:
     )
     assert "Traceback" not in proc.stderr
     assert words in proc.stderr
+
+
+def test_remedies_for_a_hit_recompile_limit_and_a_fatal_fullgraph_break(tmp_path: Path) -> None:
+    """torch 2.13 words the limit "Dynamo recompile limit exceeded" (no option in parentheses),
+    and a break fullgraph=True made fatal is a failure, not a break: both still get their remedy."""
+    script = tmp_path / "limits.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            torch._dynamo.config.recompile_limit = 2
+            f = torch.compile(lambda x: (x * x).sum(), backend="eager", dynamic=False)
+            for n in range(2, 6):
+                f(torch.ones(n))
+
+            def strict(x):
+                print("here")
+                return x + 1
+
+            try:
+                torch.compile(strict, backend="eager", fullgraph=True)(torch.ones(2))
+            except Exception as exc:
+                print("fullgraph failed:", type(exc).__name__)
+            """
+        )
+    )
+    report = tmp_path / "limits.inspectc"
+    run_cli("run", "-q", "-o", str(report), str(script), cwd=tmp_path, check=True)
+    out = run_cli("suggest", "--list", str(report), check=True).stdout
+    assert "--config dynamo.recompile_limit=64  (recompile limit hit)" in out, out
+    assert "--config dynamo.reorderable_logging_functions+=print" in out, out
+    assert "at failure " in out and "limits.py:9" in out, out

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspectc.analysis.views import break_groups
-from inspectc.model import CONFIG_MODULES, CompileId, Frame, Run
+from inspectc.model import CONFIG_MODULES, CompileId, Failure, Frame, Run
 
 _HINT_CONFIG = re.compile(r"torch\._dynamo\.config\.(\w+)\s*=\s*(True|False|\d+)")
 _LOGGING_HINT = re.compile(r"builtin `(\w+)`.*|reorderable_logging_functions")
@@ -30,8 +30,9 @@ _LOGGER_METHOD = re.compile(r"method: <\w*Logger [^>]*>\.(\w+)")
 _TRANSFORMERS_LOGGING = ("warning_once", "info_once", "warning_advice")
 _LOGGING_WHY = "Dynamo's hint (logging call: the compiled code leaves it out)"
 _SIZE_MISMATCH = re.compile(r"tensor '([^']+)' (?:size|stride) mismatch at index (\d+)")
-_LIMIT_HIT = re.compile(
+_LIMIT_HIT = re.compile(  # torch <= 2.12 names the option and its value; 2.13 "recompile limit exceeded"
     r"(recompile_limit|cache_size_limit) \((\d+)\)|hit config\.(recompile_limit|cache_size_limit)"
+    r"|[Rr]ecompile limit exceeded|Limit type: (recompile_limit|cache_size_limit)"
 )
 
 # Graph-break types (Dynamo's gb_type text) whose remedy is a config switch.
@@ -91,17 +92,31 @@ class Remedy:
 def remedies(frames: list[Frame]) -> list[Remedy]:
     """Every remedy the report's breaks and recompiles point to, config changes first."""
     found: dict[str, Remedy] = {}
-    for group in break_groups(frames):
-        where = f"break {group.location}"
-        texts = [group.gb_type or "", group.reason, *group.example.hints]
-        for change, why in _break_configs([*texts, group.example.debug_context or ""]):
-            _add(found, Remedy(why=why, change=change), where, group.gb_id)
+    breaks = [(f"break {g.location}", g.example) for g in break_groups(frames)]
+    breaks += [  # a break fullgraph=True (or export) made fatal: the same remedies apply
+        (f"failure {_where(f.failure)}", f.failure.graph_break)
+        for f in frames
+        if f.failure is not None and f.failure.graph_break is not None
+    ]
+    for where, gb in breaks:
+        texts = [gb.gb_type or "", gb.reason, *gb.hints]
+        for change, why in _break_configs([*texts, gb.debug_context or ""]):
+            _add(found, Remedy(why=why, change=change), where, gb.gb_id)
         code = _code_fix(texts)
         if code:
-            _add(found, Remedy(why=f"{group.gb_type or group.reason}", code=code), where, group.gb_id)
+            _add(found, Remedy(why=f"{gb.gb_type or gb.reason}", code=code), where, gb.gb_id)
     for change, why, where in _recompile_configs(frames):
         _add(found, Remedy(why=why, change=change), where, None)
     return sorted(found.values(), key=lambda r: (r.change is None, r.key))
+
+
+def _where(failure: Failure) -> str:
+    """Where a fatal break happened: its own location, else the failed frame's."""
+    gb = failure.graph_break
+    filename, line = (gb.filename, gb.line) if gb and gb.filename else (failure.filename, failure.line)
+    if filename is None:
+        return "?"
+    return f"{filename}:{line}" if line is not None else filename
 
 
 def _add(found: dict[str, Remedy], remedy: Remedy, target: str, gb_id: str | None) -> None:
