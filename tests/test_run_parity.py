@@ -58,6 +58,22 @@ def test_a_relative_script_sees_its_absolute_file_after_a_chdir(tmp_path: Path) 
     assert f"FILE {tmp_path / 'sub' / 's.py'}" in captured.stdout
 
 
+def test_builtins_is_the_module_as_python_gives_it_for_a_script_and_for_dash_m(tmp_path: Path) -> None:
+    script = """
+        import builtins
+        __builtins__.print("same", __builtins__ is builtins)
+    """
+    plain, captured = both(tmp_path, script, "b.py")
+    assert plain.returncode == 0 and plain.stdout == "same True\n", plain.stderr
+    assert captured.returncode == 0, captured.stderr
+    assert captured.stdout == plain.stdout
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "m.py", script)
+    as_module = run_cli("run", "-q", "-o", "m.inspectc", "-m", "pkg.m", cwd=tmp_path, env=ENV, timeout=200)
+    assert as_module.returncode == 0, as_module.stderr
+    assert as_module.stdout == plain.stdout
+
+
 def test_the_scripts_excepthook_shows_its_exception(tmp_path: Path) -> None:
     script = """
         import sys

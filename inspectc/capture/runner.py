@@ -6,6 +6,7 @@ Sets ``sys.argv``, ``sys.path[0]`` and a fresh ``__main__`` module; the script's
 
 from __future__ import annotations
 
+import builtins
 import importlib.machinery
 import importlib.util
 import os
@@ -111,7 +112,8 @@ def run_code(code: types.CodeType, argv: list[str]) -> Outcome:
     """Execute a compiled script as ``__main__``."""
     filename = code.co_filename
     main = types.ModuleType("__main__")
-    main.__dict__.update({"__file__": filename, "__builtins__": __builtins__, "__cached__": None})
+    # the builtins module, as python gives __main__ (here, in a module, __builtins__ is its dict)
+    main.__dict__.update({"__file__": filename, "__builtins__": builtins, "__cached__": None})
     main.__spec__ = None
     main.__loader__ = None
     sys.modules["__main__"] = main
@@ -125,7 +127,8 @@ def run_module(name: str, argv: list[str]) -> Outcome:
 
     sys.argv = [name, *argv]
     sys.path[0] = os.getcwd()
-    return _guarded(lambda: runpy.run_module(name, run_name="__main__", alter_sys=True))
+    seed = {"__builtins__": builtins}  # as python -m gives it (exec would put in the module's dict)
+    return _guarded(lambda: runpy.run_module(name, init_globals=seed, run_name="__main__", alter_sys=True))
 
 
 def _guarded(body: Callable[[], object]) -> Outcome:
