@@ -232,3 +232,47 @@ def test_export_draft_export_and_aoti_captured(tmp_path: Path) -> None:
     (main_log,) = [p for p in logs if '{"export": {}' in p.read_text()]
     again, _ = imported(main_log, tmp_path)
     assert [p["program"] for p in again["exported_programs"]] == [net["program"]]
+
+
+STRICT_FAILS = """\
+import torch
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+try:
+    torch.export.export(M(), (torch.ones(3),), strict=True)
+except Exception as exc:
+    print("export failed:", type(exc).__name__)
+"""
+
+
+@pytest.mark.capture
+def test_a_failed_strict_export_is_a_failed_frame_and_fails_check(tmp_path: Path) -> None:
+    """Dynamo logs a strict export's failure as a ``compilation_metrics`` with no compile id
+    (its records before carry one; no ``dynamo_start``): it was kept raw and the frame read as
+    still compiling, and ``check --fail-on-error`` passed the run (held-out script)."""
+    (tmp_path / "strict.py").write_text(STRICT_FAILS)
+    report = tmp_path / "strict.inspectc"
+    env = {"TORCH_TRACE": str(tmp_path / "trace"), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    proc = run_cli("run", "-q", "-o", str(report), "strict.py", cwd=tmp_path, env=env, check=True)
+    assert "export failed: " in proc.stdout
+    (log_file,) = (tmp_path / "trace").glob("*.log")
+    failing = [m for m in raw(log_file, "compilation_metrics") if m["compilation_metrics"].get("fail_type")]
+    assert len(failing) == 1 and failing[0].get("frame_id") is None  # the raw log's own count
+    for source in (report, tmp_path / "imported.inspectc"):
+        if source != report:
+            run_cli("import", str(log_file), "-o", str(source), check=True)
+        data = json.loads(run_cli("export", str(source), check=True).stdout)
+        failed = [f for f in data["frames"] if f["failure"]]
+        assert len(failed) == len(failing), data["frames"]
+        assert failed[0]["function"] == "forward" and failed[0]["status"] == "failed"
+        assert failed[0]["failure"]["graph_break"]["gb_type"] == "Data-dependent branching"
+        assert not [f for f in data["frames"] if f["status"] == "compiling"]
+        gate = run_cli("check", "--fail-on-error", str(source))
+        assert gate.returncode == 1 and "forward() failed to compile" in gate.stdout

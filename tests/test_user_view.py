@@ -125,6 +125,35 @@ def test_unresumable_fail_reason_is_whole_with_hints_and_groups_with_its_artifac
     assert len(groups) == 1 and groups[0].count == 2
 
 
+def test_a_break_in_a_loop_says_dynamo_skipped_the_frame_and_the_second_break() -> None:
+    """torch 2.13: a graph_break() under a for loop: "While handling this graph break, another
+    graph break occurred: graph break in loop ... frame skipped". The second block was lost (a
+    held-out script): the user saw only the first break, not that the whole forward ran eagerly."""
+    from inspectc.analysis.breaks import consequence
+    from inspectc.analysis.extras import failure_text
+    from inspectc.model import Failure
+    from inspectc.trace.payloads.breaks import parse_break
+
+    artifact = parse_break((_BREAKS / "2.13.0-cpu-loop-skip-artifact.txt").read_text(encoding="utf-8"))
+    fail = parse_break((_BREAKS / "2.13.0-cpu-loop-skip-fail.txt").read_text(encoding="utf-8"))
+    for gb in (artifact, fail):
+        assert gb.gb_id == "GB0025" and gb.reason.startswith("Call to `torch._dynamo.graph_break()`")
+        assert gb.hints == ("Remove the `torch._dynamo.graph_break()` call.",)  # not the loop's hint
+        assert gb.debug_context is not None and "frame skipped" not in gb.debug_context
+        assert gb.frame_skipped
+        assert gb.then is not None and gb.then.startswith("graph break in loop: torch.compile detected")
+        said = consequence(gb)
+        assert said is not None and "skipped the whole frame" in said and "graph break in loop" in said
+    assert (
+        artifact.filename is not None and artifact.filename.endswith("s13_breaks.py") and artifact.line == 3
+    )
+    assert [f.line for f in artifact.user_stack][-1] == 3  # the stack after the second block stays
+    text = failure_text(Failure(fail_type="Unsupported", reason=fail.raw, graph_break=fail))
+    assert text.startswith("fatal graph break [GB0025]") and "graph break in loop" in text
+    plain = parse_break((_BREAKS / "2.13.0-cpu-breaks-0_0.txt").read_text(encoding="utf-8"))
+    assert plain.then is None and consequence(plain) is None  # one break, nothing more said
+
+
 # ---------------------------------------------------------------------------
 # Items 3 and 5: a logging break gets ignore_logging_functions, proven by suggest
 

@@ -20,7 +20,7 @@ from inspectc.trace.payloads import breaks as payload_breaks
 # torch/_dynamo/exc.py get_gbid_documentation_link: one page per id of the graph-break
 # registry (torch/_dynamo/graph_break_registry.json), "GB0059" -> .../gb/gb0059.html.
 
-_STACK_NAME = re.compile(r"\b___stack(\d+)\b")
+_STACK_NAME = re.compile(r"\b___stack(\d{1,18})\b")
 
 
 def doc_url(gb: GraphBreak) -> str | None:
@@ -68,6 +68,14 @@ def _title_and_explanation(gb: GraphBreak) -> tuple[str, str | None]:
     return title, explanation or None
 
 
+def consequence(gb: GraphBreak) -> str | None:
+    """What the break did beyond itself: Dynamo gave up on the whole frame (it ran eagerly),
+    and the break it hit while handling this one (2.9+: "graph break in loop")."""
+    skipped = "Dynamo skipped the whole frame: it ran eagerly" if gb.frame_skipped else None
+    then = f"while handling it, another break: {gb.then}" if gb.then else None
+    return "; ".join(s for s in (skipped, then) if s) or None
+
+
 def reason_if_new(gb: GraphBreak) -> str | None:
     """The one-line reason when it says more than the type and the explanation do."""
     title, explanation = _title_and_explanation(gb)
@@ -110,7 +118,7 @@ def user_frames(stack: Sequence[StackFrame]) -> tuple[StackFrame, ...]:
     return tuple(f for f in stack[start:] if not is_torch_frame(f))
 
 
-_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d+[/\\]")
+_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d{1,18}[/\\]")
 
 
 def in_library(filename: str | None) -> bool:
@@ -152,7 +160,7 @@ class Position:
         return " " * self.start + "^" * max(self.end - self.start, 1)
 
 
-_FILE_LINE = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<function>.*)$')
+_FILE_LINE = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d{1,18}), in (?P<function>.*)$')
 
 
 def positions(gb: GraphBreak, python_version: str | None = None) -> list[Position]:
@@ -213,7 +221,7 @@ def _traceback_carets(raw: str) -> dict[tuple[str | None, int | None, str | None
 
 
 def _at_least_311(version: str | None) -> bool:
-    match = re.match(r"(\d+)\.(\d+)", version or "")
+    match = re.match(r"(\d{1,18})\.(\d{1,18})", version or "")
     return match is not None and (int(match.group(1)), int(match.group(2))) >= (3, 11)
 
 
@@ -289,7 +297,9 @@ def _break_at(frame: Frame, frames: Sequence[Frame], resumed: tuple[str, int]) -
     return None
 
 
-_RECOMPILE_SITE = re.compile(r"#\s*(?P<code>.*?)\s+#\s*(?P<file>[^\s#]+):(?P<line>\d+) in (?P<fn>\S+)\s*$")
+_RECOMPILE_SITE = re.compile(
+    r"#\s*(?P<code>.*?)\s+#\s*(?P<file>[^\s#]+):(?P<line>\d{1,18}) in (?P<fn>\S+)\s*$"
+)
 
 
 def recompile_site(text: str) -> StackFrame | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from inspectc.analysis.breaks import flat, user_message
+from inspectc.analysis.breaks import consequence, flat, user_message
 from inspectc.model import Failure, Frame, RunOptions
 
 MAX_SUMMARY_OPS = 12
@@ -145,7 +145,9 @@ def failure_text(failure: Failure) -> str:
         gid = f" [{failure.graph_break.gb_id}]" if failure.graph_break.gb_id else ""
         said = user_message(failure.graph_break)
         first = f'"{said}" ' if said else ""
-        return f"{first}graph break{gid}: {flat(failure.graph_break.reason)}"
+        after = consequence(failure.graph_break)
+        then = f" ⏎ {after}" if after else ""
+        return f"{first}fatal graph break{gid}: {flat(failure.graph_break.reason)}{then}"
     return f"{failure.fail_type or '?'}: {flat(failure.reason)}"
 
 

@@ -22,6 +22,8 @@ class BreakGroup:
     gb_id: str | None
     example: GraphBreak
     compile_ids: list[CompileId] = field(default_factory=list)  # each with its rank
+    skipped: list[CompileId] = field(default_factory=list)  # where the break made Dynamo skip the frame
+    skip_example: GraphBreak | None = None  # one of those (what it did: ``breaks.consequence``)
 
     @property
     def count(self) -> int:
@@ -51,6 +53,9 @@ def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
                     example=gb,
                 )
             group.compile_ids.append(frame.compile_id)
+            if gb.frame_skipped or gb.then:
+                group.skipped.append(frame.compile_id)
+                group.skip_example = group.skip_example or gb
     return sorted(groups.values(), key=lambda g: (-g.count, g.location, g.reason))
 
 

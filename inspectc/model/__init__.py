@@ -79,6 +79,9 @@ class GraphBreak:
     raw: str | None = None
     debug_context: str | None = None  # torch's "Developer debug context:"
     frame_skipped: bool = False  # Dynamo gave up on the whole frame and ran it eagerly
+    then: str | None = (
+        None  # the break Dynamo hit while handling this one ("graph break in loop: ..."), one line
+    )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

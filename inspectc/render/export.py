@@ -91,6 +91,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
                 "user_stack": to_plain(gb.user_stack),
                 "debug_context": gb.debug_context,
                 "frame_skipped": gb.frame_skipped,
+                "then": gb.then,
             }
             for gb in f.graph_breaks
         ],

@@ -179,13 +179,22 @@ def _break_lines(g: BreakGroup, base: str | None, *, ranked: bool = False) -> li
     out = [f"  {g.count:>3}×  {_clean(where)}  {_clean(one_line(title, 200))}{gid}  ({frames})"]
     if site is not None:
         out.append(f"          broke inside library code: {_clean(inside)}")
-    for said in (breaks.reason_if_new(g.example), explanation):
+    for said in (breaks.reason_if_new(g.example), explanation, _skipped(g, ranked)):
         if said:
             out.append(f"          {_clean(' '.join(said.split()))}")  # whole, every line
     url = breaks.doc_url(g.example)
     if url:
         out.append(f"          {_clean(url)}")
     return out
+
+
+def _skipped(g: BreakGroup, ranked: bool) -> str | None:
+    """What the break did beyond itself (Dynamo skipped the frame), in which of its frames."""
+    said = breaks.consequence(g.skip_example) if g.skip_example is not None else None
+    if said is None or len(g.skipped) == g.count:
+        return said
+    ids = ", ".join(c.label if ranked else str(c) for c in g.skipped[:4])
+    return f"in {ids}{', …' if len(g.skipped) > 4 else ''}: {said}"
 
 
 def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> list[str]:

@@ -60,6 +60,7 @@ _GRAPH_EVENTS = {
 
 FRAME_WRITE_S = 0.05
 MAX_ERRORS = 50  # malformed records kept in errors for capture (the importer counts them all)
+MAX_RANK = 10**9  # a record naming a larger (or negative) rank is read as naming none (a stranger's log)
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
 _CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
@@ -155,6 +156,8 @@ class Builder:
             if name == "inspectc_kernel_times":  # capture could not tie it to a compile id
                 with _figures():
                     return self._place_times(rank, payload) or used
+            if name == "compilation_metrics" and not used:
+                return self._frameless_failure(rank, md)
             return used
         handler = _HANDLERS.get(name)
         if handler is None:
@@ -205,7 +208,7 @@ class Builder:
         """One rule: the record's ``rank`` key, else the file's rank (its name), else none.
         A record that names another rank than the file's is refused, never merged."""
         rank = metadata.get("rank")
-        if not isinstance(rank, int) or isinstance(rank, bool) or self.name_rank:
+        if not isinstance(rank, int) or isinstance(rank, bool) or self.name_rank or not 0 <= rank < MAX_RANK:
             return self.rank
         if self.rank is not None and rank != self.rank and self.strict_rank:
             raise RankConflict(self.rank, rank)
@@ -387,6 +390,27 @@ class Builder:
             kernels.apply_provenance(self.writer, st)
         except ValueError as exc:  # provenance's own error: recorded, the kernels keep no groups
             self.errors.append(f"frame {st.compile_id}: {exc}")
+
+    def _frameless_failure(self, rank: int | None, md: dict[str, Any]) -> bool:
+        """A failing ``compilation_metrics`` without a compile id: a strict ``torch.export``
+        whose trace Dynamo gave up on (its records before carry a frame id, this one none, and
+        no ``dynamo_start`` came). It is the failure of the rank's last frame that has records
+        but neither started nor finished; with none, it stays raw."""
+        data = md.get("compilation_metrics")
+        if not isinstance(data, dict) or not data.get("fail_type"):
+            return False
+        waiting = [s for s in self.entries if s.rank == rank and not s.finished and s.attempts == 0]
+        if not waiting:
+            return False
+        st = waiting[-1]
+        st.apply_metrics(data, _graph_break)
+        gb = st.failure.graph_break if st.failure is not None else None
+        if st.function is None and gb is not None and gb.user_stack:
+            top = gb.user_stack[-1]  # where Dynamo gave up, in the user's code
+            st.function, st.filename, st.line = top.function, top.filename, top.line
+        st.user_stack = st.user_stack or self._stack(md.get("stack"))
+        self._put(st, now=True)
+        return True
 
     def _place_times(self, rank: int | None, payload: str | None) -> bool:
         """Timings capture could not tie to a compile id (no FX graph key): by kernel names."""

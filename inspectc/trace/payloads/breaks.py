@@ -43,20 +43,20 @@ __all__ = ["doc_url", "parse_break", "parse_recompile_reasons"]
 
 _LOCATION = re.compile(
     r"^Graph break(?: \(user stack suppressed due to duplicate graph break\))?"
-    r" in user code at (?P<file>.+):(?P<line>\d+)\s*$",
+    r" in user code at (?P<file>.+):(?P<line>\d{1,18})\s*$",
     re.MULTILINE,
 )
 _REASON_PREFIXES = ("Graph Break Reason: ", "Reason: ")
 _PREAMBLES = ("Encountered graph break when", "Failed to handle graph break gracefully")
 _SKIPPED = ("results in a skip", "falling back to eager", "fall back to eager")
 _EXCEPTION = re.compile(r"^(?:\w+\.)+Unsupported: ", re.MULTILINE)  # torch._dynamo.exc.
-_GB_ID = re.compile(r"/gb/(gb\d+)\.html", re.IGNORECASE)
+_GB_ID = re.compile(r"/gb/(gb\d{1,18})\.html", re.IGNORECASE)
 _STACK_HEADERS = (
     "User code traceback:",
     "The graph break occurred in the following user code:",
     "from user code:",
 )
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d{1,18})(?:, in (?P<func>.+))?$')
 _FIELDS = {
     "Explanation:": "explanation",
     "Hint:": "hint",
@@ -71,6 +71,7 @@ def parse_break(text: str) -> GraphBreak:
     inspectc's own frames from it).
     """
     lines = text.splitlines()
+    lines, then = _then(lines)
     block = _gb_block(lines)
     stack = _user_stack(lines)
     location = _LOCATION.search(text)
@@ -90,8 +91,35 @@ def parse_break(text: str) -> GraphBreak:
         user_stack=stack,
         raw=text,
         debug_context=block.context,
-        frame_skipped=_frame_skipped(lines),
+        frame_skipped=_frame_skipped(lines) or _skips_frame(then),
+        then=_one_line(then, []) if then is not None and then.gb_type else None,
     )
+
+
+_ANOTHER = "*** While handling this graph break, another graph break occurred: ***"
+
+
+def _then(lines: list[str]) -> tuple[list[str], _Block | None]:
+    """The break's own lines, and the block of the break Dynamo hit while handling it (2.9+:
+    a break in a loop makes it skip the whole frame); what follows that block (the stack,
+    the user code traceback) stays with the first."""
+    marker = next((i for i, line in enumerate(lines) if line.strip() == _ANOTHER), None)
+    if marker is None:
+        return lines, None
+    rest = lines[marker + 1 :]
+    start = _next_text_line(rest, 0)
+    if start is None:
+        return lines[:marker], None
+    block = _Block(gb_type=rest[start].strip() or None)
+    end = _read_fields(block, rest, start + 1)
+    return lines[:marker] + rest[end:], block
+
+
+def _skips_frame(block: _Block | None) -> bool:
+    """Whether the second break made Dynamo skip the frame ("frame skipped: forward (...)")."""
+    if block is None:
+        return False
+    return "frame skipped" in (block.context or "") or "Skipping the frame" in (block.explanation or "")
 
 
 def parse_recompile_reasons(payload: str) -> Recompile | None:
@@ -160,9 +188,11 @@ def _has_fields(lines: list[str], index: int) -> bool:
     return index < len(lines) and lines[index].strip().startswith(tuple(_FIELDS))
 
 
-def _read_fields(block: _Block, lines: list[str], index: int) -> None:
+def _read_fields(block: _Block, lines: list[str], index: int) -> int:
+    """Read the block's fields from *index*; the index of the first line after them."""
     current: str | None = None
-    for line in lines[index:]:
+    for at in range(index, len(lines)):
+        line = lines[at]
         stripped = line.strip()
         label = next((key for key in _FIELDS if stripped.startswith(key)), None)
         if label is not None:
@@ -171,9 +201,10 @@ def _read_fields(block: _Block, lines: list[str], index: int) -> None:
         elif line.startswith("    ") and current is not None and stripped:
             _append(block, current, stripped, new=False)  # a wrapped explanation or hint
         elif stripped and not stripped.startswith("For more details"):
-            break
+            return at
         elif stripped.startswith("For more details"):
             current = None
+    return len(lines)
 
 
 def _append(block: _Block, name: str, text: str, *, new: bool) -> None:
@@ -251,7 +282,7 @@ def _next_text_line(lines: list[str], index: int) -> int | None:
     return next((i for i in range(index, len(lines)) if lines[i].strip()), None)
 
 
-_COMPILE_ID_PREFIX = re.compile(r"^(?P<id>!?\d+(?:/\d+)*(?:_\d+)?|None): ")
+_COMPILE_ID_PREFIX = re.compile(r"^(?P<id>!?\d{1,18}(?:/\d{1,18})*(?:_\d{1,18})?|None): ")
 
 
 def _recompile(text: str) -> FailedGuard:
@@ -265,7 +296,7 @@ def _recompile(text: str) -> FailedGuard:
 
 GRAPH_BREAK_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"
 _DOC_LINK = re.compile(r"please visit:\s*(https?://\S+)")
-_GB_NUMBER = re.compile(r"^GB(\d+)$")
+_GB_NUMBER = re.compile(r"^GB(\d{1,18})$")
 
 
 def doc_url(raw: str | None, gb_id: str | None) -> str | None:

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from inspectc.analysis.breaks import (
     Position,
+    consequence,
     distinct_breaks,
     doc_url,
     positions,
@@ -168,6 +169,10 @@ class BreaksPane(FramePane):
             out.append("\n\n")
         if explanation:
             out.append_text(literal(explanation))
+            out.append("\n\n")
+        after = consequence(gb)
+        if after:
+            out.append_text(literal(after, "yellow"))
             out.append("\n\n")
         if count > 1:
             out.append(f"Recorded {count}× in this frame (Dynamo restarted its analysis).\n\n", style="dim")
