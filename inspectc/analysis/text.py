@@ -12,7 +12,9 @@ keeps ``@name`` in Markdown from notifying anyone, and :func:`json_text` escapes
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 _STRING_END = r"(?:\x07|\x1b\\|\x9c|$)"
 _ESCAPES = re.compile(
@@ -127,6 +129,18 @@ def location(filename: str | None, line: int | None, base: str | None, width: in
 def no_mentions(text: str) -> str:
     """``@name`` with a zero-width joiner after the ``@``: GitHub notifies nobody, it reads the same."""
     return _MENTION.sub("@" + ZERO_WIDTH_JOINER, text)
+
+
+def finite(value: Any) -> Any:
+    """*value* (plain JSON data) with NaN and infinities as None: strict JSON, which a stranger's
+    report (``"started": NaN`` in its run entry) would otherwise break for every JSON reader."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def json_text(text: str) -> str:

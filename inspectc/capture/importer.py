@@ -40,8 +40,8 @@ from inspectc.version import __version__
 LOG_PATTERNS = ("*.log", "*.log.gz")
 KEPT_ERRORS = 5  # malformed-line messages kept in the report (all are counted)
 COMMIT_EVERY = 50_000  # events per transaction
-_RANK_IN_NAME = re.compile(r"rank_(\d+)")
-_RANK_IN_RECORD = re.compile(r'"rank": (\d+)')
+_RANK_IN_NAME = re.compile(r"rank_(\d{1,9})(?!\d)")  # longer: no rank (a name from a stranger)
+_RANK_IN_RECORD = re.compile(r'"rank": (\d{1,9})(?!\d)')
 _PEEK_LINES = 200
 
 

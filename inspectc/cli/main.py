@@ -30,7 +30,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from inspectc.analysis.text import json_text
+    from inspectc.analysis.text import finite, json_text
     from inspectc.cli.output import check_output, write_output
     from inspectc.render.export import export_report
     from inspectc.store.open import open_report
@@ -44,7 +44,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         check_output(args.output, what="JSON export", ours=_is_export, inputs=[args.report], devices=True)
     with open_report(args.report) as report:
         data = export_report(report, sources=not args.no_source)
-    text = json_text(json.dumps(data, indent=2 if args.pretty else None, ensure_ascii=False)) + "\n"
+    text = json.dumps(finite(data), indent=2 if args.pretty else None, ensure_ascii=False, allow_nan=False)
+    text = json_text(text) + "\n"
     if to_file:
         write_output(args.output, text.encode("utf-8"), what="JSON export")
     else:

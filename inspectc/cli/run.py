@@ -17,6 +17,7 @@ from inspectc.analysis.text import printable
 from inspectc.cli.argv import split_own
 from inspectc.errors import InspectcError, UsageError
 from inspectc.model import CONFIG_MODULES, PROFILE_WINDOW
+from inspectc.model.limits import small_int
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -219,14 +220,14 @@ def _return_to(directory: str) -> None:
 
 def _rank_suffix() -> str:
     """``.rankN`` under torchrun (RANK set), so the ranks of one job write separate reports."""
-    rank = os.environ.get("RANK", "")
-    return f".rank{int(rank)}" if rank.isdigit() else ""
+    rank = small_int(os.environ.get("RANK", ""))
+    return f".rank{rank}" if rank is not None else ""
 
 
 def _rank_path(path: Path) -> Path:
     # -o x.inspectc given to every rank of a job: x.rank0.inspectc, x.rank1.inspectc...
-    world = os.environ.get("WORLD_SIZE", "")
-    if not (world.isdigit() and int(world) > 1 and _rank_suffix()):
+    world = small_int(os.environ.get("WORLD_SIZE", "")) or 0
+    if not (world > 1 and _rank_suffix()):
         return path
     return path.with_name(f"{path.stem}{_rank_suffix()}{path.suffix}")
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from inspectc.model.limits import small_int
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompileId:
@@ -141,4 +143,4 @@ def _or_minus(value: int | None) -> int:
 
 def _int_or_none(text: str) -> int | None:
     # ASCII digits only ("²".isdigit() is True, int("²") raises) and no 4,300-digit id
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+    return small_int(text)

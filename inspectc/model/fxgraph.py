@@ -154,7 +154,7 @@ _CLASS = re.compile(r"^(?P<indent>\s*)class\s+(?P<name>[^\s(:]+)\s*(?:\([^)]*\))
 _DEF = re.compile(r"^(?P<indent>\s*)def\s+forward\s*\(")
 _ASSIGN = re.compile(r'^(?P<name>[A-Za-z_]\w*)\s*(?::\s*"(?P<annot>[^"]*)")?\s*=(?!=)\s*(?P<rhs>.+)$')
 _FILE = re.compile(
-    r"^#\s*File:\s*(?P<file>.+?):(?P<line>\d+)(?:\s+in\s+(?P<fn>[^,]*))?(?:,\s*code:\s?(?P<code>.*))?$"
+    r"^#\s*File:\s*(?P<file>.+?):(?P<line>\d{1,18})(?:\s+in\s+(?P<fn>[^,]*))?(?:,\s*code:\s?(?P<code>.*))?$"
 )
 _CALL = re.compile(r"^(?P<target>[A-Za-z_][\w.]*)\s*\((?P<args>.*)\)\s*$", re.DOTALL)
 _SUBSCRIPT = re.compile(r"^(?P<source>[A-Za-z_]\w*)\s*\[(?P<index>[^\]]*)\]\s*$")

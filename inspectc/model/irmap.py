@@ -21,16 +21,20 @@ from collections.abc import Iterable
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
 
 _MLIR_ALIAS = re.compile(r"^#(loc\d*)\s*=\s*loc\((.*)\)\s*$")
-_MLIR_FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
+_MLIR_FILE_LOC = re.compile(r'"([^"]*)":(\d{1,18}):(\d{1,18})')
 _MLIR_REF = re.compile(r"#(loc\d*)\b")
-_MLIR_USE = re.compile(r"loc\((#loc\d*|\"[^\"]*\":\d+:\d+|.*)\)\s*$")
-_LL_DILOC = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+)(?:.*?scope:\s*!(\d+))?")
-_LL_SCOPE = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DI(?:Subprogram|LexicalBlock\w*)\(.*?file:\s*!(\d+)")
-_LL_FILE = re.compile(r'^!(\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
-_LL_DBG = re.compile(r"!dbg !(\d+)")
-_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
-_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
-_SASS_LOC = re.compile(r'//##\s*File\s+"([^"]*)",\s*line\s+(\d+)')
+_MLIR_USE = re.compile(r"loc\((#loc\d*|\"[^\"]*\":\d{1,18}:\d{1,18}|.*)\)\s*$")
+_LL_DILOC = re.compile(
+    r"^!(\d{1,18})\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d{1,18})(?:.*?scope:\s*!(\d{1,18}))?"
+)
+_LL_SCOPE = re.compile(
+    r"^!(\d{1,18})\s*=\s*(?:distinct\s+)?!DI(?:Subprogram|LexicalBlock\w*)\(.*?file:\s*!(\d{1,18})"
+)
+_LL_FILE = re.compile(r'^!(\d{1,18})\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)"')
+_LL_DBG = re.compile(r"!dbg !(\d{1,18})")
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d{1,18})\s+"([^"]*)"')
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d{1,18})\s+(\d{1,18})\s+(\d{1,18})")
+_SASS_LOC = re.compile(r'//##\s*File\s+"([^"]*)",\s*line\s+(\d{1,18})')
 
 
 def line_map(stage: str, text: str, source_file: str | None = None) -> dict[int, list[int]]:

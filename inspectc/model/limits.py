@@ -18,3 +18,12 @@ def scale() -> float:
     except ValueError:
         return 1.0
     return value if 0 < value < 1e6 else 1.0
+
+
+def small_int(text: str | None, digits: int = 18) -> int | None:
+    """A whole number written in text from a stranger, else None: ASCII digits only
+    (``"²".isdigit()`` is True, ``int("²")`` raises) and at most *digits* of them (``int``
+    refuses 4,300 and more; no line, id or rank has 19)."""
+    if not text or len(text) > digits or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)

@@ -15,6 +15,7 @@ import struct
 import tempfile
 import weakref
 import zipfile
+import zlib
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -207,9 +208,32 @@ def extract_report(
         raise ReportError(f"{bundle}: not a readable bundle ({exc})") from None
     except (NotImplementedError, RuntimeError) as exc:  # unsupported compression, encryption
         raise ReportError(f"{bundle}: cannot read the bundle ({exc})") from None
+    except DAMAGED as exc:  # a member's compressed data is corrupt or cut short
+        raise ReportError(f"{bundle}: damaged bundle: {damage(exc)}") from None
     except OSError as exc:
         raise ReportError(f"cannot read bundle {bundle}: {exc.strerror or exc}") from None
     return out
+
+
+def _damaged() -> tuple[type[Exception], ...]:
+    """What reading a corrupt or truncated member raises besides OSError (zipfile lets the
+    decompressor's own error through)."""
+    found: list[type[Exception]] = [zlib.error, EOFError]
+    try:
+        import lzma
+
+        found.append(lzma.LZMAError)
+    except ImportError:  # a Python without lzma reads no LZMA member at all
+        pass
+    return tuple(found)
+
+
+DAMAGED = _damaged()
+
+
+def damage(exc: BaseException) -> str:
+    """One line for a DAMAGED error (an EOFError says nothing, zlib's type is named ``error``)."""
+    return f"a member's compressed data is corrupt or cut short ({str(exc) or 'it ends early'})"
 
 
 class BundleReport(Report):

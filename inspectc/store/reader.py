@@ -57,18 +57,20 @@ def check_path(path: Path) -> None:
         raise ReportError(f"{path} is not a regular file, not a report")
 
 
-def check_report_file(path: Path) -> None:
-    """Raise :class:`ReportError` with one clear line unless *path* looks like a report."""
+def check_report_file(path: Path) -> bool:
+    """Raise :class:`ReportError` with one clear line unless *path* looks like a report; True
+    when its header says WAL mode (bytes 18-19 = 2), which inspectc never writes."""
     check_path(path)
     try:
         with path.open("rb") as fh:
-            head = fh.read(16)
+            head = fh.read(20)
     except OSError as exc:
         raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not head:
         raise ReportError(f"{path} is empty (0 bytes): not an inspectc report")
-    if head != SQLITE_MAGIC:
+    if head[:16] != SQLITE_MAGIC:
         raise ReportError(f"{path} is not an inspectc report (unknown file format)")
+    return head[18:20] == b"\x02\x02"
 
 
 JOURNAL_MIN_CAP = 64 << 20  # a rollback journal holds original pages: never much over the file
@@ -105,11 +107,13 @@ class Report:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        check_report_file(self.path)
+        # A WAL-mode file (not ours) opens immutable: SQLite would otherwise create (or take
+        # over) -wal and -shm files beside it and apply a stranger's -wal to what it reads.
+        wal = check_report_file(self.path)
         self._recovery: Callable[[], Any] | None = None
         try:
             try:
-                self._db, self._budget = _connect_read_only(self.path)
+                self._db, self._budget = _connect_read_only(self.path, immutable=wal)
                 untrusted.verify(self._db, self._budget)
             except (sqlite3.OperationalError, ReportError):
                 if not journal(self.path).is_file():
@@ -432,8 +436,8 @@ def _index(value: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _connect_read_only(path: Path) -> tuple[sqlite3.Connection, untrusted.Budget]:
-    db, budget = untrusted.connect(path)
+def _connect_read_only(path: Path, *, immutable: bool = False) -> tuple[sqlite3.Connection, untrusted.Budget]:
+    db, budget = untrusted.connect(path, immutable=immutable)
     db.execute("PRAGMA busy_timeout=5000")
     return db, budget
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from inspectc.errors import ReportBusy
+from inspectc.model.limits import small_int
 
 try:
     import fcntl
@@ -97,4 +98,4 @@ def _read_pid(fd: int) -> int | None:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
         return None
-    return int(text) if text.isdigit() else None
+    return small_int(text)

@@ -21,6 +21,8 @@ import threading
 import zlib
 from pathlib import Path
 
+from inspectc.model.limits import small_int
+
 FORMAT = "inspectc-report"
 
 # Changelog (a report of any other version is refused in one line; older ones are read
@@ -111,7 +113,8 @@ DEFAULT_INFLATE_BUDGET = 4 << 30
 
 def _budget_from_env() -> int:
     text = os.environ.get("INSPECTC_INFLATE_BUDGET_MB", "")
-    return int(text) << 20 if text.isdigit() and int(text) > 0 else DEFAULT_INFLATE_BUDGET
+    megabytes = small_int(text, digits=9)
+    return megabytes << 20 if megabytes else DEFAULT_INFLATE_BUDGET
 
 
 INFLATE_BUDGET = _budget_from_env()

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.model.limits import scale
+from inspectc.model.limits import scale, small_int
 
 # SQLite VM steps between two calls of the progress handler (each call is a few microseconds).
 _STEP = 20_000
@@ -190,9 +190,10 @@ def _refuse_newer(db: sqlite3.Connection, path: Path) -> None:
         return  # the full comparison below refuses it with the reason
     row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     text = str(row[0]) if row else ""
-    if text.isdigit() and int(text) > SCHEMA_VERSION:
+    version = small_int(text)
+    if version is not None and version > SCHEMA_VERSION:
         raise ReportError(
-            f"{path} uses report schema {int(text)}, newer than this inspectc understands"
+            f"{path} uses report schema {version}, newer than this inspectc understands"
             f" ({SCHEMA_VERSION}): upgrade inspectc"
         )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-_SITE = re.compile(r":\d+$")
+_SITE = re.compile(r":\d{1,18}$")
 
 
 def op_key(name: str) -> str | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any, TypeGuard
 
 from inspectc.model import CompileId
-from inspectc.model.limits import scale
+from inspectc.model.limits import scale, small_int
 
 __all__ = [
     "CONTEXT_KEYS",
@@ -332,7 +332,8 @@ class _Clock:
         if base is None or line[14:15] != ".":
             return base
         digits = line[15:21]
-        return base + int(digits) / 1e6 if digits.isdigit() else base
+        micros = small_int(digits)
+        return base + micros / 1e6 if micros is not None else base
 
     def _epoch(self, key: str) -> float | None:
         year = self._year

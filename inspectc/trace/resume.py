@@ -16,7 +16,7 @@ from inspectc.model import CompileId
 from inspectc.trace.frames import FrameState
 
 PREFIX = "torch_dynamo_resume_in_"
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_(\d+)$")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_(\d{1,18})$")
 
 
 def base_and_line(function: str | None) -> tuple[str | None, int | None]:

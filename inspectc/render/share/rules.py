@@ -72,7 +72,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url credentials",
-        r"(?P<keep>\b[A-Za-z][A-Za-z0-9+.-]*://)[^\s/@'\"<>\\]+@",
+        # a scheme starts where a run of scheme characters does (not at each \b inside
+        # one: "a.a.a..." made that quadratic)
+        r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)[^\s/@'\"<>\\]+@",
         "<userinfo>@",
         "credentials in URLs",
     ),

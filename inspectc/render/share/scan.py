@@ -25,7 +25,7 @@ from inspectc.errors import ReportError
 from inspectc.render.share.found import redactor_for
 from inspectc.render.share.rules import Rule
 from inspectc.store import untrusted
-from inspectc.store.bundle import MemberBudget, check_directory, open_bundle
+from inspectc.store.bundle import DAMAGED, MemberBudget, check_directory, damage, open_bundle
 from inspectc.store.schema import decompress
 from inspectc.trace.records import CHECKSUM_KEYS
 
@@ -169,3 +169,5 @@ def _text_members(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
                 yield info.filename, data.decode("utf-8", "replace")
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
         raise ReportError(f"{path}: cannot read the bundle ({exc})") from None
+    except DAMAGED as exc:
+        raise ReportError(f"{path}: damaged bundle: {damage(exc)}") from None

@@ -30,7 +30,9 @@ __all__ = ["count_guards", "guard_latency_us", "parse_guards"]
 
 _TREE_LINE = re.compile(r"^((?:\| )*)\+- (.*)$")
 _SOURCE = re.compile(r"\bsource=(.*?)(?:, accessed_by=|, type=|$)")
-_LOCATION = re.compile(r"\s*# (?P<file>[^#]*?):(?P<line>\d+) in (?P<func>\S+)(?: \((?P<note>[^#]*)\))?\s*$")
+_LOCATION = re.compile(
+    r"\s*# (?P<file>[^#]*?):(?P<line>\d{1,18}) in (?P<func>\S+)(?: \((?P<note>[^#]*)\))?\s*$"
+)
 _HINT = re.compile(r"\s*\(HINT: (?P<hint>.*)\)\s*$")
 _COMMENT = re.compile(r"\s+#(?: |$)")
 _HEADERS = ("TREE_GUARD_MANAGER:", "GUARDS:", "Guard latency =", "Guard eval latency =")

@@ -38,10 +38,10 @@ from typing import Any
 from inspectc.trace.records import as_num
 
 EXTERN_PREFIX = "extern_kernels."
-_HANDLE = re.compile(r"^(?P<base>.+?):(?P<handle>\d+)$")
+_HANDLE = re.compile(r"^(?P<base>.+?):(?P<handle>\d{1,18})$")
 _HANDLE_COMMENT = re.compile(r"#\s*\[Provenance debug handles\]\s*(\S+)")
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\n]+)')
-_GRAPH_FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>[^,]+), code: ")
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d{1,18}), in (?P<fn>[^\n]+)')
+_GRAPH_FILE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d{1,18}) in (?P<fn>[^,]+), code: ")
 _GRAPH_NODE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?::\s*\"[^\"]*\")?\s*=\s*(?P<rhs>.*)$")
 _SOURCE_PARAM = re.compile(r"\b[lL]_\w*?_modules_\w+?_(?:parameters|buffers)_\w+\b")
 
@@ -329,7 +329,7 @@ def parse_cache_key(payload: str | None) -> CacheKeyInfo:
     level = None
     components = data.get("components")
     for line in components if isinstance(components, list) else ():
-        m = re.search(r"\] provenance_tracking_level: (\d+)$", line) if isinstance(line, str) else None
+        m = re.search(r"\] provenance_tracking_level: (\d{1,18})$", line) if isinstance(line, str) else None
         if m:
             level = int(m.group(1))
     return CacheKeyInfo(

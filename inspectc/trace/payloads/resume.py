@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from inspectc.model.limits import small_int
+
 RESUME_PREFIX = "torch_dynamo_resume_in_"
-_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)$")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d{1,18})$")
 
 
 def resumed_function(name: str | None) -> tuple[str, int] | None:
@@ -27,8 +29,8 @@ def short_function(name: str | None) -> str:
     return "↳ " + name[len(RESUME_PREFIX) :] if name.startswith(RESUME_PREFIX) else name
 
 
-_DIS_JUMP = re.compile(r"\bJUMP_(?:FORWARD|ABSOLUTE|BACKWARD)\b.*\(to (?:L)?(\d+)\)")
-_DIS_LABEL = re.compile(r"^\s*(?:(\d+)\s+)?L(\d+):")
+_DIS_JUMP = re.compile(r"\bJUMP_(?:FORWARD|ABSOLUTE|BACKWARD)\b.*\(to (?:L)?(\d{1,18})\)")
+_DIS_LABEL = re.compile(r"^\s*(?:(\d{1,18})\s+)?L(\d{1,18}):")
 
 
 def resume_target_line(bytecode: str) -> int | None:
@@ -65,9 +67,10 @@ def _dis_fields(text: str) -> tuple[int | None, int | None, int | None]:
     tokens = text.replace(">>", "  ").split()
     numbers = []
     for token in tokens:
-        if not token.isdigit():
+        number = small_int(token)
+        if number is None:
             break
-        numbers.append((text.index(token), int(token)))
+        numbers.append((text.index(token), number))
     if len(numbers) >= 2:
         return numbers[0][1], numbers[1][1], None
     if len(numbers) == 1:
@@ -78,7 +81,7 @@ def _dis_fields(text: str) -> tuple[int | None, int | None, int | None]:
 
 
 _GRAPH_FILE = re.compile(
-    r"#\s*File: (?P<file>.+?):(?P<line>\d+) in (?P<fn>\S+), code: (?P<code>.*)$", re.MULTILINE
+    r"#\s*File: (?P<file>.+?):(?P<line>\d{1,18}) in (?P<fn>\S+), code: (?P<code>.*)$", re.MULTILINE
 )
 
 
