@@ -222,6 +222,8 @@ def test_export_draft_export_and_aoti_captured(tmp_path: Path) -> None:
     assert ("prog.py", 11) in lines or (str(script), 11) in lines
     summary = run_cli("summary", str(report), check=True).stdout
     assert "3 exported programs (3 draft-export issues) · 1 AOTInductor compile" in summary
+    listed = run_cli("kernels", str(report), check=True).stdout  # AOT kernels are in no frame: said
+    assert f"AOTInductor: {len(aot['kernels'])} kernels in 1 compile, not listed above" in listed, listed
     assert "missing fake kernel" in summary and "torch.ops.demo.twice.default has no fake kernel" in summary
 
     # torch 2.13's draft_export removes TORCH_TRACE's handler for good (and writes its own

@@ -38,3 +38,22 @@ def test_unknown_frame_is_one_clear_line(golden: Path) -> None:
     proc = run_cli("kernels", str(golden / "mlp_train.inspectc"), "--frame", "9/9")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "no frame 9/9" in proc.stderr
+
+
+def test_summary_splits_generated_kernels_from_library_calls() -> None:
+    """A held-out count of a raw log's generated kernels (triton_/cpp_ definitions) differed from
+    the headline, which counted extern_kernels.mm and aten calls too, without saying so."""
+    import sqlite3
+
+    from conftest import REPORTS
+
+    report = REPORTS / "mlp_train.inspectc"
+    db = sqlite3.connect(report.resolve().as_uri() + "?mode=ro", uri=True)
+    by_language = dict(db.execute("SELECT language, COUNT(*) FROM kernels GROUP BY language").fetchall())
+    db.close()
+    library = by_language.pop("extern")
+    generated = sum(by_language.values())
+    assert library and generated
+    head = run_cli("summary", str(report), check=True).stdout.splitlines()[0]
+    total = library + generated
+    assert f"{total} kernels ({generated} generated, {library} library calls)" in head, head

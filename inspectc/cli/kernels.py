@@ -125,7 +125,10 @@ def footer(kernels: list[Kernel], frames: list[Frame], run: Run | None) -> list[
     """Counts, the noise legend, what disturbed the times, and why nothing was timed."""
     timed = sum(1 for k in kernels if k.time)
     noisy = noisy_count(kernels)
-    out = [f"{len(kernels)} kernels, {timed} timed" + (f", {noisy} noisy ({NOISE_LEGEND})" if noisy else "")]
+    out = [
+        f"{len(kernels)} kernel{'s' * (len(kernels) != 1)}, {timed} timed"
+        + (f", {noisy} noisy ({NOISE_LEGEND})" if noisy else "")
+    ]
     ids = {k.compile_id.without_rank() for k in kernels}  # a frame's lines print once per rank
     timings = [f.timing for f in frames if f.compile_id.without_rank() in ids]
     env = environment_line(timings)
@@ -218,6 +221,13 @@ def cmd_kernels(args: argparse.Namespace) -> int:
                 kernels, sort=args.sort, bench=bench, frames=report.frames, run=report.run, reads=reads
             )
         )
+        aot = report.run_records.aot_compiles
+        if aot and not args.frame:  # no Dynamo frame holds them: say where they are
+            n = sum(len(a.kernels) for a in aot)
+            print(
+                f"AOTInductor: {n} kernel{'s' * (n != 1)} in {len(aot)} compile{'s' * (len(aot) != 1)},"
+                " not listed above (no Dynamo frame, not timed): inspectc summary, export --json's aot_compiles"
+            )
     return 0
 
 

@@ -72,6 +72,18 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}s"
 
 
+def _kernel_count(report: Report, total: int) -> str:
+    """``11 kernels (4 generated, 7 library calls)``: the calls into aten/extern libraries are
+    kernels of the graph but not code Inductor wrote; the split is said when both are there."""
+    aot = [k.kernel for a in report.run_records.aot_compiles for k in a.kernels]
+    library = sum(1 for k in [*report.kernels, *aot] if k.language == "extern")
+    text = f"{total} kernel{'s' * (total != 1)}"
+    if 0 < library < total:
+        calls = f"{library} library call{'s' * (library != 1)}"
+        text += f" ({total - library} generated, {calls})"
+    return text
+
+
 def render_summary(report: Report, *, report_path: str | None = None) -> str:
     run = report.run
     frames = report.frames
@@ -87,7 +99,7 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
         f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
         f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
         f"({t.unique_breaks} unique), {t.recompiles} recompile{'s' * (t.recompiles != 1)}, "
-        f"{t.failed} failed, {kernels} kernels, {compiling:.1f}s compiling"
+        f"{t.failed} failed, {_kernel_count(report, kernels)}, {compiling:.1f}s compiling"
     )
     versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
     if run.argv:
