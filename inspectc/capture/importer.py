@@ -168,8 +168,9 @@ def _check_distinct_ranks(files: list[LogFile]) -> None:
         if f.rank in seen:
             which = f"rank {f.rank}" if f.rank is not None else "no rank"
             raise UsageError(
-                f"{seen[f.rank].name} and {f.path.name} both have {which}: they look like logs of"
-                " different runs; import them one at a time"
+                f"{seen[f.rank].name} and {f.path.name} both have {which}: logs of two processes"
+                " (two runs, or a process and the workers it forked or spawned) that one report"
+                " cannot hold apart; import them one at a time"
             )
         seen[f.rank] = f.path
 
