@@ -107,6 +107,12 @@ def test_stack_names_explained() -> None:
         "2/0: ___stack0 == 0.86            # if h.mean() > 0:  # mine.py:18 in torch_dynamo_resume_in_forward_at_17"
     )
     assert site is not None and (site.filename, site.line, site.code) == ("mine.py", 18, "if h.mean() > 0:")
+    # torch keeps a path's last characters in a guard's comment (a held-out run: "mp/heldout/...")
+    cut = "3/1: n == 0.0  # return x + n  # mp/heldout/s02_dynamic.py:21 in k"
+    whole = breaks.recompile_site(cut, "/tmp/heldout/s02_dynamic.py")
+    assert whole is not None and (whole.filename, whole.line) == ("/tmp/heldout/s02_dynamic.py", 21)
+    other = breaks.recompile_site(cut, "/tmp/elsewhere/model.py")  # not its frame's file: as written
+    assert other is not None and other.filename == "mp/heldout/s02_dynamic.py"
 
 
 def test_why_a_frame_has_no_graph() -> None:

@@ -302,14 +302,19 @@ _RECOMPILE_SITE = re.compile(
 )
 
 
-def recompile_site(text: str) -> StackFrame | None:
-    """The user line a recompile reason names (torch writes ``guard  # code  # file:line in f``)."""
+def recompile_site(text: str, frame_file: str | None = None) -> StackFrame | None:
+    """The user line a recompile reason names (torch writes ``guard  # code  # file:line in f``).
+    torch keeps only a path's last characters there (``mp/heldout/x.py``): the frame's own file
+    (*frame_file*) when it ends with them."""
     first = text.split("\n", 1)[0]
     match = _RECOMPILE_SITE.search(first)
     if match is None:
         return None
+    filename = match.group("file")
+    if frame_file and frame_file.endswith(filename):
+        filename = frame_file
     return StackFrame(
-        filename=match.group("file"),
+        filename=filename,
         line=int(match.group("line")),
         function=match.group("fn"),
         code=match.group("code"),

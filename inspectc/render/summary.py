@@ -215,7 +215,7 @@ def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> l
     base = run.cwd
     earlier = f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else ""
     guard = r.guard or r.text
-    site = breaks.recompile_site(r.text)
+    site = breaks.recompile_site(r.text, f.filename)
     at = site or StackFrame(filename=f.filename, line=f.line, function=f.function)
     where = f" at {_clean(report_text.location(at.filename, at.line, base, 40))}" if at.filename else ""
     code = f" `{_clean(site.code)}`" if site and site.code else ""
