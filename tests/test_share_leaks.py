@@ -29,6 +29,8 @@ QUOTED = "it's-S3cr3t!xyz"
 BLOB = "back\\slash\\Secret99"
 SOURCE_MARKER = "marker_qz_source_line"  # a comment on the user's line of the sample
 OTHER_USER = "zq_carol"
+GLOBAL_SECRET = "Tr0ub4dor-horse-99"  # samples/private_run.py's DB_SECRET
+TORCH_ENV = "it's-a-torch-secret-99"  # torch's repro script writes it as it"s-a-torch-secret-99
 
 
 def forms(value: str) -> set[bytes]:
@@ -66,7 +68,12 @@ def private(tmp_path_factory: pytest.TempPathFactory) -> Run:
     pytest.importorskip("torch")
     base = tmp_path_factory.mktemp("private")
     report = base / "private.inspectc"
-    env = {"MY_DB_PASSPHRASE": PHRASE, "MY_QUOTED_SECRET": QUOTED, "MY_AUTH_BLOB": BLOB}
+    env = {
+        "MY_DB_PASSPHRASE": PHRASE,
+        "MY_QUOTED_SECRET": QUOTED,
+        "MY_AUTH_BLOB": BLOB,
+        "MY_TORCH_PASSWORD": TORCH_ENV,
+    }
     proc = run_cli("run", "-o", str(report), str(SAMPLES / "private_run.py"), cwd=base, env=env)
     assert proc.returncode == 0 and report.exists(), proc.stderr
     files = {}
@@ -170,3 +177,72 @@ def test_the_reports_user_is_redacted_when_someone_else_shares_it(private: Run, 
     assert run_cli("share", str(report), "--no-redact", "-o", str(plain)).returncode == 0
     found = run_cli("share", "--check", str(next(plain.glob("*.zip"))))
     assert found.returncode == 1 and "user name" in found.stdout, found.stdout
+
+
+def _recorded(report: Path) -> bytes:
+    return report.read_bytes() + b"".join(
+        zlib.decompress(b)
+        for (b,) in sqlite3.connect(report).execute("SELECT payload FROM events WHERE payload IS NOT NULL")
+    )
+
+
+@pytest.mark.capture
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [(GLOBAL_SECRET, GLOBAL_SECRET), (TORCH_ENV, TORCH_ENV.replace("'", '"'))],
+    ids=["guard-of-a-secret-named-global", "torch-repro-env-quote-rewritten"],
+)
+def test_a_secret_in_a_guard_key_or_torchs_repro_leaves_every_output(
+    private: Run, value: str, written: str
+) -> None:
+    """G['DB_SECRET'] == '...' (the assignment rule wanted NAME= right after the name), and an
+    env secret torch's repro script rewrites (' to "), so its salted hash no longer matched."""
+    assert written.encode() in _recorded(private.report)  # the test can fail
+    for kind, files in private.files.items():
+        left = [
+            (kind, name) for name, data in files.items() if written.encode() in data or value.encode() in data
+        ]
+        assert not left, left
+
+
+@pytest.mark.capture
+def test_share_check_says_where_not_what(private: Run, tmp_path: Path) -> None:
+    """--check runs in public CI logs: a finding's first characters and length were printed."""
+    out = tmp_path / "raw"
+    run_cli("share", str(private.report), "--no-redact", "-o", str(out), check=True)
+    (bundle,) = out.glob("*.zip")
+    proc = run_cli("share", "--check", str(bundle))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    findings = [line for line in proc.stdout.splitlines() if " in " in line and ": at character " in line]
+    assert findings, proc.stdout
+    assert not re.search(r"\(\d+ characters\)", proc.stdout), proc.stdout  # no length, no first letters
+
+
+@pytest.mark.parametrize(
+    ("text", "shared"),
+    [
+        ("G['CONFIG']['db_password'] == 'Zq9pass-word-77'", "G['CONFIG']['db_password'] == <secret>"),
+        ('{"api_key": "abcdefgh1"}', '{"api_key": <secret>}'),
+        ("postgres://dbuser:Pa55@w0rd/x@db.example:5432/p", "postgres://<userinfo>@db.example:5432/p"),
+        ("/Users/Jane Doe/proj/t.py", "~/proj/t.py"),
+        ("C:\\Users\\Bob Smith\\AppData", "~\\AppData"),
+        ("c:\\users\\carolwin\\ckpt", "~\\ckpt"),
+        ("ssh gpu-node-17.acme.internal:22", "ssh <host>:22"),
+        ("L['max_tokens'] == 5", "L['max_tokens'] == 5"),  # not secret-named: kept
+        ("/home/alice and /tmp/x", "~ and /tmp/x"),  # one word when no folder follows
+    ],
+)
+def test_redaction_shapes_an_audit_found(text: str, shared: str) -> None:
+    r = Redactor.for_report(hostnames=["gpu-node-17"], this_machine=False)
+    assert r.sub(text) == shared
+
+
+def test_a_base64_secret_is_found_in_brackets_after_equals_and_with_its_padding() -> None:
+    key, padded = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "Pa55w0rd+x="
+    meta = run_secrets.hashed([key, padded])
+    by_len: dict[int, set[str]] = {}
+    for digest, length in meta["values"]:
+        by_len.setdefault(length, set()).add(digest)
+    for text in (f"[{key}]", f"?sig={key}&x=1", f"x={key}", f"({padded})"):
+        assert run_secrets.matches(text, meta["salt"], by_len) <= {key, padded}
+        assert run_secrets.matches(text, meta["salt"], by_len), text

@@ -84,7 +84,14 @@ def parse_meta(text: str | None) -> tuple[str, dict[int, set[str]]] | None:
 
 
 # Where a secret may sit in text: a run between quotes or blanks, or between punctuation.
-_CANDIDATES = (re.compile(r"[^\s'\"`]+"), re.compile(r"[^\s'\"`,;()\[\]{}<>=:@/\\&?]+"))
+# Values of base64 keys hold / + = (AWS secret keys): two more runs keep them whole, in brackets
+# (``[KEY]``, ``(KEY)``), after ``=`` (``?sig=KEY&x=1``) and with a trailing ``=``.
+_CANDIDATES = (
+    re.compile(r"[^\s'\"`]+"),
+    re.compile(r"[^\s'\"`,;()\[\]{}<>=:@/\\&?]+"),
+    re.compile(r"[^\s'\"`,;()\[\]{}<>&?=]+"),
+    re.compile(r"[^\s'\"`,;()\[\]{}<>&?]+"),
+)
 # A quoted string as Python's repr or JSON writes it: a value with blanks, quotes or
 # backslashes (``'correct horse'``, a repr's doubled ``\\``) is found by its decoded text.
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
@@ -97,10 +104,10 @@ def matches(text: str, salt: str, by_len: Mapping[int, set[str]], _depth: int = 
     quoted strings, nested up to three deep) whose salted hash is recorded."""
     found: set[str] = set()
 
-    def check(candidate: str) -> None:
+    def check(candidate: str, seen_as: str | None = None) -> None:
         hashes = by_len.get(len(candidate))
         if hashes and candidate not in found and digest(salt, candidate) in hashes:
-            found.add(candidate)
+            found.add(seen_as or candidate)
 
     for pattern in _CANDIDATES:
         for m in pattern.finditer(text):
@@ -112,6 +119,8 @@ def matches(text: str, salt: str, by_len: Mapping[int, set[str]], _depth: int = 
             value = _unquote(m.group(0)) if len(m.group(0)) <= _QUOTED_CAP else None
             if value is not None:
                 check(value)
+                if '"' in value:  # torch's repro scripts write an env value's ' as " (env vars string)
+                    check(value.replace('"', "'"), seen_as=value)
                 found |= matches(value, salt, by_len, _depth + 1)
     return found
 

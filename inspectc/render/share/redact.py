@@ -319,7 +319,11 @@ def _compile(
         parts = [rf"(?P<s{i}>(?P<q{i}>'|\\\")?{_either(v)}(?(q{i})(?P=q{i})))" for i, v in enumerate(secrets)]
         parts += [rf"(?P<h{i}>{_either(h)}(?![\w.-]))" for i, h in enumerate(homes)]
         parts += [group_regex(r, i) for i, r in enumerate(rules)]
-        parts += [rf"(?P<n{i}>(?i:{_BEFORE}{_either(h)}{_AFTER}))" for i, h in enumerate(hosts)]
+        # with the domain after it: gpu-node-17.acme.internal whole, not <host>.acme.internal
+        parts += [
+            rf"(?P<n{i}>(?i:{_BEFORE}{_either(h)}(?:\.[a-z][a-z0-9-]*)*{_AFTER}))"
+            for i, h in enumerate(hosts)
+        ]
         parts += [rf"(?P<u{i}>{_BEFORE}{_either(u)}{_AFTER})" for i, u in enumerate(users)]
         # A short or odd user name is still private as a whole path part (/mnt/bo/x).
         parts += [rf"(?P<us{i}>(?<=[/\\]){_either(u)}(?=[/\\\"'\s]|$))" for i, u in enumerate(segments)]

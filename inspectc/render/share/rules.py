@@ -39,6 +39,13 @@ _VALUE = (
     r"(?:\\\"(?![<,\s])[^\"\n]+?\\\"|\"(?![<,\s])[^\"\n\\]+\"|'(?![<,\s])[^'\n]+'|(?![<\"'\\])[^\s'\",;&\\]+)"
 )
 _HEX = r"[0-9A-Fa-f]{1,4}"
+# A key whose last part names a secret (DB_SECRET, db_password, api_key), stricter than
+# SECRET_NAME: torch's own JSON keys (frame_key, cache_key, post_grad_pass_time_us) are data.
+_SECRET_KEY = (
+    r"(?i:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|token|credentials?|apikey"
+    r"|(?:api|private|access|secret|signing)[_-]?key|(?:auth|session)[_-]?token))"
+)
+_SPACED = rf"(?:{NAME}(?: {NAME}){{1,3}}(?=\\|/)|{NAME})"  # "Jane Doe/" whole; else one word
 
 RULES: tuple[Rule, ...] = (
     Rule("hf token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{20,}", "<token>", "Hugging Face tokens"),
@@ -74,7 +81,9 @@ RULES: tuple[Rule, ...] = (
         "url credentials",
         # a scheme starts where a run of scheme characters does (not at each \b inside
         # one: "a.a.a..." made that quadratic)
-        r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)[^\s/@'\"<>\\]+@",
+        # up to the last @ of the run: a password may hold a raw @ or / (postgres://u:p@ss/x@db)
+        # (at most 256 characters: a scan to the line's end from every scheme was quadratic)
+        r"(?P<keep>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)[^\s'\"<>\\]{1,256}@",
         "<userinfo>@",
         "credentials in URLs",
     ),
@@ -89,6 +98,14 @@ RULES: tuple[Rule, ...] = (
         rf"(?P<keep>(?<![\w.-]){SECRET_NAME}\s*(?:=(?!=)|:)\s*(?:(?i:bearer|basic)\s+)?)(?!(?i:bearer|basic)\s){_VALUE}",
         "<secret>",
         "values assigned to names like a password, token or key",
+    ),
+    Rule(
+        "secret key",
+        # a quoted key named like a secret, then its value: a guard's G['DB_SECRET'] == '...',
+        # G['CONFIG']['db_password'] == '...', JSON's "password": "..."
+        rf"(?P<keep>(?:'|\\\"|\")(?<=['\"]){_SECRET_KEY}(?:'|\\\"|\")\]?\s*(?:==|=(?!=)|:)\s*)(?!(?i:bearer|basic)\s){_VALUE}",
+        "<secret>",
+        "values under keys named like a password, token or key (guards, JSON)",
     ),
     Rule(
         "email",
@@ -110,7 +127,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "home",
-        rf"/(?:home|Users)/{NAME}|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\){NAME}",
+        # a name with blanks ("Jane Doe") when a folder follows it; Windows' "users" in any case
+        rf"/(?:home|Users)/{_SPACED}|[A-Za-z]:(?:\\\\|\\)(?i:users)(?:\\\\|\\){_SPACED}",
         "~",
         "home directories",
     ),
