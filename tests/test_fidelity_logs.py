@@ -33,7 +33,7 @@ def all_kernels(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def headline_kernels(summary: str) -> int:
-    found = re.search(r" (\d+) kernels,", summary.splitlines()[0])
+    found = re.search(r" (\d+) kernels[ ,]", summary.splitlines()[0])
     assert found, summary.splitlines()[0]
     return int(found.group(1))
 

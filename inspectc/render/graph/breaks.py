@@ -36,7 +36,7 @@ from inspectc.store.reader import Report
 __all__ = ["breaks_dot", "resume_target"]
 
 RESUME_PREFIX = "torch_dynamo_resume_in_"
-_RESUME = re.compile(rf"^{RESUME_PREFIX}(?P<fn>.+)_at_(?P<line>\d{1, 18})$")
+_RESUME = re.compile(rf"^{RESUME_PREFIX}(?P<fn>.+)_at_(?P<line>\d{{1,18}})$")
 
 CodeKey = tuple[int | None, tuple[object, ...]]
 MAX_FRAMES = 2000  # frames drawn in the break view, times INSPECTC_LIMITS
