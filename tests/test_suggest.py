@@ -7,6 +7,7 @@ The samples use backend="eager": Dynamo's breaks and recompiles are the point, n
 
 from __future__ import annotations
 
+import ast
 import json
 import textwrap
 from pathlib import Path
@@ -189,3 +190,26 @@ def test_remedies_for_a_hit_recompile_limit_and_a_fatal_fullgraph_break(tmp_path
     assert "--config dynamo.recompile_limit=64  (recompile limit hit)" in out, out
     assert "--config dynamo.reorderable_logging_functions+=print" in out, out
     assert "at failure " in out and "limits.py:9" in out, out
+
+
+def test_dynamic_sources_remedy_names_a_source_torch_matches() -> None:
+    """A recompile of DDP's forward names ``tensor 'args[0]'``: the remedy said
+    dynamic_sources='args[0]', which torch matches from the start of ``L['args'][0]``: never."""
+    pytest.importorskip("torch")
+    from torch._dynamo.variables.builder import is_dynamic_source
+
+    from inspectc.analysis.remedies import remedies
+    from inspectc.model import CompileId, Frame, Recompile
+
+    changes = []
+    for local in ("args[0]", "x"):
+        text = f"tensor '{local}' size mismatch at index 0. expected 4, actual 6"
+        frame = Frame(compile_id=CompileId.parse("0/1"), recompiles=(Recompile(text=text),))
+        (change,) = [r.change for r in remedies([frame]) if r.change is not None]
+        assert change.key == "compiler.dynamic_sources"
+        changes.append(ast.literal_eval(change.value))  # the value is a Python literal
+    import torch
+
+    for value, source in zip(changes, ("L['args'][0]", "L['x']"), strict=True):
+        with torch.compiler.config.patch(dynamic_sources=value):
+            assert is_dynamic_source(source), (value, source)

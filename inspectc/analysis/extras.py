@@ -147,7 +147,7 @@ def failure_text(failure: Failure) -> str:
         first = f'"{said}" ' if said else ""
         after = consequence(failure.graph_break)
         then = f" ⏎ {after}" if after else ""
-        return f"{first}fatal graph break{gid}: {flat(failure.graph_break.reason)}{then}"
+        return f"{first}not compiled: graph break{gid}: {flat(failure.graph_break.reason)}{then}"
     return f"{failure.fail_type or '?'}: {flat(failure.reason)}"
 
 

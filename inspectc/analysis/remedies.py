@@ -219,8 +219,14 @@ def _recompile_configs(frames: list[Frame]) -> list[tuple[ConfigChange, str, str
 
 
 def _source_expr(name: str) -> str:
-    """Recompile reasons name a local ``x``; dynamic_sources wants Dynamo's ``L['x']``."""
-    return name if "[" in name else f"L['{name}']"
+    """Recompile reasons name a local ``x`` or ``args[0]``; dynamic_sources wants Dynamo's
+    ``L['x']``, ``L['args'][0]`` (matched from the start: ``args[0]`` never matches)."""
+    if name.startswith(("L[", "G[")):
+        return name
+    base, bracket, rest = name.partition("[")
+    if not base.isidentifier():
+        return name if bracket else f"L['{name}']"
+    return f"L['{base}']{bracket}{rest}"
 
 
 def as_plain(frames: list[Frame]) -> list[dict[str, object]]:

@@ -219,8 +219,9 @@ def _recompile_lines(f: Frame, r: Recompile, frames: list[Frame], run: Run) -> l
     at = site or StackFrame(filename=f.filename, line=f.line, function=f.function)
     where = f" at {_clean(report_text.location(at.filename, at.line, base, 40))}" if at.filename else ""
     code = f" `{_clean(site.code)}`" if site and site.code else ""
-    name = _clean(resume.short_function(f.function))
-    out = [f"  {_fid(f, frames):<6} {name}(){where}{code}: {_clean(one_line(guard, 120))}{earlier}"]
+    short = resume.short_function(f.function)
+    name = _clean(f"{f.callable_name} ({short})" if f.callable_name else f"{short}()")  # as the frame table
+    out = [f"  {_fid(f, frames):<6} {name}{where}{code}: {_clean(one_line(guard, 120))}{earlier}"]
     for value in breaks.stack_values(guard, f, frames, run.python_version):
         out.append(
             f"           {_clean(value.describe(report_text.location(value.filename, value.line, base, 40)))}"

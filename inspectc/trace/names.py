@@ -33,6 +33,7 @@ _MODULE_CALLS = ("_call_impl", "_wrapped_call_impl")
 _MODULE_FILE = "torch/nn/modules/module.py"
 _NAME_EQUALS = re.compile(r"__name__ == '(?P<name>[A-Za-z_]\w*)'")
 # args[0] of these types is no ``self``: a plain function was wrapped
+_CALLABLE_TYPES = {"function", "method", "builtin_function_or_method", "partial"}  # fn not a module
 _BUILTIN_TYPES = {"tuple", "list", "dict", "int", "float", "str", "bool", "NoneType", "Tensor", "Parameter"}
 
 
@@ -61,6 +62,10 @@ def callable_name(
         method = _wrapped_name(guards)
         if cls is None and method is not None:  # a method wrapped as ``func(*args)``: self is args[0]
             cls = _self_class(guards, "L['args'][0]")
+        if method is None and cls is None:  # torch.compile(module) of nn.Sequential, DDP, FSDP:
+            cls = _self_class(guards, "L['fn']")  # external_utils' inner(*args) calls fn, the module
+            cls = None if cls in _CALLABLE_TYPES or function != "inner" else cls
+            method = "forward" if cls is not None else None
         if method is None and cls is not None and (_module_call(stack) or _decorates_forward(filename)):
             method = "forward"
         if method is None:
