@@ -166,6 +166,19 @@ def test_reports_without_ranks_are_numbered(traces_dir: Path, tmp_path: Path) ->
         assert all(r.kernel_source(k) for k in r.kernels)
 
 
+def test_a_folder_of_reports_without_ranks_is_not_read_as_ranks(traces_dir: Path, tmp_path: Path) -> None:
+    """`inspectc summary .` in a folder of unrelated reports (a held-out sweep: three scripts'
+    reports) read them as ranks 0..2 of one job, renumbered a real rank 0, and compared them
+    as ranks. A folder is one job's ranks; `merge` numbers others by position when asked."""
+    for name in ("simple.log", "comp_failure.log"):
+        run_cli("import", str(traces_dir / name), "-o", str(tmp_path / f"{name}.inspectc"), check=True)
+    for command in ("summary", "export", "kernels"):
+        proc = run_cli(command, str(tmp_path))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "do not name distinct ranks" in proc.stderr and "inspectc merge" in proc.stderr
+    assert not list(tmp_path.glob("*merge*"))
+
+
 def test_merge_errors(tmp_path: Path) -> None:
     proc = run_cli("merge", str(tmp_path / "nope.inspectc"), "-o", str(tmp_path / "m.inspectc"))
     assert proc.returncode == 2 and "no such report" in proc.stderr

@@ -59,5 +59,12 @@ def _open_folder(folder: Path) -> Report:
     tmp = Path(tempfile.mkdtemp(prefix="inspectc-merge-"))
     atexit.register(shutil.rmtree, tmp, True)
     merged = tmp / "merged.inspectc"
-    merge.merge_reports(found, merged, argv=None)
+    result = merge.merge_reports(found, merged, argv=None)
+    if result.renumbered:  # not one job's ranks: reports of unrelated runs would read as ranks
+        shutil.rmtree(tmp, ignore_errors=True)
+        names = ", ".join(p.name for p in found[:4]) + (", ..." if len(found) > 4 else "")
+        raise ReportError(
+            f"{folder}: its {len(found)} reports do not name distinct ranks ({names}): not one"
+            " job's ranks; open one report, or inspectc merge them to number them by position"
+        )
     return _TemporaryReport(merged, tmp)
