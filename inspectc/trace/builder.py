@@ -21,7 +21,7 @@ from inspectc.errors import RankConflict
 from inspectc.model import Frame, GraphBreak, StackFrame
 from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
-from inspectc.trace.frames import FrameState, piece_kind
+from inspectc.trace.frames import FrameState, cut_short, piece_kind
 from inspectc.trace.own import is_own_frame, users_frames  # noqa: F401 - is_own_frame re-exported
 from inspectc.trace.payloads import breaks, ddp, export, guards
 from inspectc.trace.payloads import extras as compile_extras
@@ -178,19 +178,8 @@ class Builder:
         return done is not False or used
 
     def interrupted(self) -> None:
-        """SIGINT/SIGTERM ended the run: mark the compile it cut short, not ``empty_graph``.
-
-        A KeyboardInterrupt (or capture's SIGTERM exception) is no ``Exception``: Dynamo
-        writes the frame's ``compilation_metrics`` with no ``fail_type`` and no op count, which
-        reads as an empty graph. The frames still compiling, and the last one to finish if it
-        has no op count and no failure, are the ones the signal stopped.
-        """
-        finished = [s for s in self.entries if s.finished]
-        cut = [s for s in self.entries if not s.finished]
-        last = finished[-1] if finished else None
-        if last is not None and last.failure is None and last.metrics.op_count is None and last.empty:
-            cut.append(last)
-        for state in cut:
+        """SIGINT/SIGTERM ended the run: mark the compiles it cut short (``frames.cut_short``)."""
+        for state in cut_short(self.entries):
             state.interrupted = True
             self._put(state, now=True)
 
@@ -392,24 +381,15 @@ class Builder:
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
     def _frameless_failure(self, rank: int | None, md: dict[str, Any]) -> bool:
-        """A failing ``compilation_metrics`` without a compile id: a strict ``torch.export``
-        whose trace Dynamo gave up on (its records before carry a frame id, this one none, and
-        no ``dynamo_start`` came). It is the failure of the rank's last frame that has records
-        but neither started nor finished; with none, it stays raw."""
+        """A failing ``compilation_metrics`` without a compile id (a strict ``torch.export``):
+        the failure of the rank's last frame that has records but neither started nor
+        finished (``FrameState.fail_unstarted``); with none, it stays raw."""
         data = md.get("compilation_metrics")
-        if not isinstance(data, dict) or not data.get("fail_type"):
-            return False
         waiting = [s for s in self.entries if s.rank == rank and not s.finished and s.attempts == 0]
-        if not waiting:
+        if not isinstance(data, dict) or not data.get("fail_type") or not waiting:
             return False
-        st = waiting[-1]
-        st.apply_metrics(data, _graph_break)
-        gb = st.failure.graph_break if st.failure is not None else None
-        if st.function is None and gb is not None and gb.user_stack:
-            top = gb.user_stack[-1]  # where Dynamo gave up, in the user's code
-            st.function, st.filename, st.line = top.function, top.filename, top.line
-        st.user_stack = st.user_stack or self._stack(md.get("stack"))
-        self._put(st, now=True)
+        waiting[-1].fail_unstarted(data, _graph_break, self._stack(md.get("stack")))
+        self._put(waiting[-1], now=True)
         return True
 
     def _place_times(self, rank: int | None, payload: str | None) -> bool:

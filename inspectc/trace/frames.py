@@ -188,6 +188,17 @@ class FrameState:
         extra["runtime"] = runtime
         self.metrics = replace(self.metrics, extra=extra)
 
+    def fail_unstarted(self, data: dict[str, Any], parse_break: Any, stack: tuple[StackFrame, ...]) -> None:
+        """A failing ``compilation_metrics`` with no compile id, for this frame that had records
+        but no ``dynamo_start`` (a strict ``torch.export`` whose trace Dynamo gave up on); its
+        place is where Dynamo gave up, in the user's code."""
+        self.apply_metrics(data, parse_break)
+        gb = self.failure.graph_break if self.failure is not None else None
+        if self.function is None and gb is not None and gb.user_stack:
+            top = gb.user_stack[-1]
+            self.function, self.filename, self.line = top.function, top.filename, top.line
+        self.user_stack = self.user_stack or stack
+
     def apply_metrics(self, data: dict[str, Any], parse_break: Any) -> None:
         """``compilation_metrics``: the frame finished; *parse_break* reads a reason's text."""
         self.finished = True
@@ -269,3 +280,15 @@ def as_str(value: Any) -> str | None:
 
 def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cut_short(entries: list[FrameState]) -> list[FrameState]:
+    """The frames a SIGINT/SIGTERM stopped: those still compiling, and the last one to finish
+    when it has no op count and no failure (a KeyboardInterrupt is no ``Exception``: Dynamo
+    writes its ``compilation_metrics`` with no ``fail_type`` and no op count, an empty graph's)."""
+    finished = [s for s in entries if s.finished]
+    cut = [s for s in entries if not s.finished]
+    last = finished[-1] if finished else None
+    if last is not None and last.failure is None and last.metrics.op_count is None and last.empty:
+        cut.append(last)
+    return cut
