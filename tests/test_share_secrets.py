@@ -230,6 +230,18 @@ def test_ordinary_code_is_not_taken_for_a_secret() -> None:
     assert r.sub(inductor) == inductor  # Inductor's config lines, as a real TORCH_TRACE log has them
     assert not run_secrets.is_secret_name("PWD") and not run_secrets.is_secret_name("max_tokens")
     assert run_secrets.is_secret_name("--db-pass") and run_secrets.is_secret_name("MY_API_TOKEN")
+    # one-word names an audit planted (libpq, sshpass, Azure), and what stays ordinary
+    for name in ("PGPASSWORD", "SSHPASS", "APITOKEN", "AUTHTOKEN", "JWT", "AccountKey"):
+        assert run_secrets.is_secret_name(name), name
+    assert run_secrets.is_secret_name("AZURE_STORAGE_CONNECTION_STRING")
+    for name in ("passthrough", "bypass", "compass", "keyboard", "tokenizer"):
+        assert not run_secrets.is_secret_name(name), name
+    azure = "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyMTIzNDU2Nzg5MA==;x=1"
+    assert "Zm9vYmFy" not in r.sub(azure)
+    # a source file named like a secret keeps its line: auth.py:10 is a place, not a value
+    places = "auth.py:10 in login, /x/token_utils.py:5 in f, jwt_utils.cpp:12"
+    assert r.sub(places) == places
+    assert r.sub("password: 12345678") == "password: <secret>"
 
 
 def test_placeholders_match_no_rule() -> None:

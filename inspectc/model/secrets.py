@@ -24,6 +24,8 @@ MIN_SECRET = 5  # shorter values ("1", "true") would hit ordinary text everywher
 _WORDS = (
     "password|passwd|passphrase|pass|token|secret|credentials?|auth|authorization"
     "|cookie|apikey|sessionid|sessiontoken|privatekey"
+    # one-word names tools use (libpq, sshpass, Azure connection strings, bearer tokens)
+    "|pgpassword|sshpass|apitoken|authtoken|accesstoken|jwt|accountkey|connection[_-]?string"
 )
 # A name part by part (``_``, ``-``, ``.`` separate): ``MY_API_TOKEN``, ``db-pass``; ``key`` and
 # ``session``, ``pwd`` count after another part or dash (``api_key``, ``--pwd``), never alone

@@ -39,6 +39,7 @@ _VALUE = (
     r"(?:\\\"(?![<,\s])[^\"\n]+?\\\"|\"(?![<,\s])[^\"\n\\]+\"|'(?![<,\s])[^'\n]+'|(?![<\"'\\])[^\s'\",;&\\]+)"
 )
 _HEX = r"[0-9A-Fa-f]{1,4}"
+_NOT_A_FILE = r"(?<!\.py)(?<!\.pyi)(?<!\.c)(?<!\.cc)(?<!\.cpp)(?<!\.h)(?<!\.hpp)(?<!\.cu)(?<!\.cuh)"
 # A key whose last part names a secret (DB_SECRET, db_password, api_key), stricter than
 # SECRET_NAME: torch's own JSON keys (frame_key, cache_key, post_grad_pass_time_us) are data.
 _SECRET_KEY = (
@@ -95,7 +96,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "secret assignment",
-        rf"(?P<keep>(?<![\w.-]){SECRET_NAME}\s*(?:=(?!=)|:)\s*(?:(?i:bearer|basic)\s+)?)(?!(?i:bearer|basic)\s){_VALUE}",
+        # a source file's ":" is its line (auth.py:10, token_utils.py:5), not a value
+        rf"(?P<keep>(?<![\w.-]){SECRET_NAME}\s*(?:=(?!=)|{_NOT_A_FILE}:)\s*(?:(?i:bearer|basic)\s+)?)(?!(?i:bearer|basic)\s){_VALUE}",
         "<secret>",
         "values assigned to names like a password, token or key",
     ),
