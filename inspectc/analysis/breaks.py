@@ -118,7 +118,7 @@ def user_frames(stack: Sequence[StackFrame]) -> tuple[StackFrame, ...]:
     return tuple(f for f in stack[start:] if not is_torch_frame(f))
 
 
-_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d{1,18}[/\\]")
+_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3\.\d+[/\\]")
 
 
 def in_library(filename: str | None) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+from collections.abc import Iterable
+from itertools import chain
 
 from inspectc.analysis import breaks, remedies, resume
 from inspectc.analysis import extras as compile_extras
@@ -13,7 +15,7 @@ from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.rank_runtime import render_runtime_sections
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.views import BreakGroup, break_groups, one_line, printable, totals
-from inspectc.model import Frame, Recompile, Run, StackFrame
+from inspectc.model import Frame, Kernel, Recompile, Run, StackFrame
 from inspectc.render import programs, timefmt
 from inspectc.render.accuracy import render_accuracy
 from inspectc.render.rank_render import render_sections
@@ -72,11 +74,10 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}s"
 
 
-def _kernel_count(report: Report, total: int) -> str:
+def _kernel_count(kernels: Iterable[Kernel], total: int) -> str:
     """``11 kernels (4 generated, 7 library calls)``: the calls into aten/extern libraries are
     kernels of the graph but not code Inductor wrote; the split is said when both are there."""
-    aot = [k.kernel for a in report.run_records.aot_compiles for k in a.kernels]
-    library = sum(1 for k in [*report.kernels, *aot] if k.language == "extern")
+    library = sum(1 for k in kernels if k.language == "extern")
     text = f"{total} kernel{'s' * (total != 1)}"
     if 0 < library < total:
         calls = f"{library} library call{'s' * (library != 1)}"
@@ -93,13 +94,14 @@ def render_summary(report: Report, *, report_path: str | None = None) -> str:
     aot = report.run_records.aot_compiles
     kernels = t.kernels + sum(len(a.kernels) for a in aot)
     compiling = t.compile_time_s + sum(a.compile_s or 0.0 for a in aot)
+    every = chain(report.kernels, (k.kernel for a in aot for k in a.kernels))
     lines: list[str] = []
     exit_text = end_text(run)
     lines.append(
         f"inspectc: {t.frames} frame{'s' * (t.frames != 1)} compiled, "
         f"{t.graph_breaks} graph break{'s' * (t.graph_breaks != 1)} "
         f"({t.unique_breaks} unique), {t.recompiles} recompile{'s' * (t.recompiles != 1)}, "
-        f"{t.failed} failed, {_kernel_count(report, kernels)}, {compiling:.1f}s compiling"
+        f"{t.failed} failed, {_kernel_count(every, kernels)}, {compiling:.1f}s compiling"
     )
     versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
     if run.argv:

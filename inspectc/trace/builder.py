@@ -63,7 +63,6 @@ MAX_ERRORS = 50  # malformed records kept in errors for capture (the importer co
 MAX_RANK = 10**9  # a record naming a larger (or negative) rank is read as naming none (a stranger's log)
 
 _CACHE_EVENT = re.compile(r"^artifact:(fx_graph|aotautograd)_cache_(hit|miss|bypass)$")
-_CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\[?'?(\S*?)'?\]?\s*$", re.MULTILINE)
 
 
@@ -336,19 +335,10 @@ class Builder:
 
     def _on_cache(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         match = _CACHE_EVENT.match(name)
-        if match is None:
-            return
-        which = "fx_graph" if match.group(1) == "fx_graph" else "aot_autograd"
-        status = match.group(2)
-        if _CACHE_RANK[status] > _CACHE_RANK.get(st.cache.get(which), 0):
-            st.cache[which] = status
-        if which == "fx_graph" and payload:
-            try:
-                data = json.loads(payload)
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and isinstance(data.get("key"), str):
-                st.cache_key = data["key"]
+        if match is not None:
+            st.apply_cache(
+                "fx_graph" if match.group(1) == "fx_graph" else "aot_autograd", match.group(2), payload
+            )
 
     def _on_provenance(self, st: FrameState, name: str, md: dict, payload: str | None, seq: int) -> None:
         kernels.read_provenance(st, name, payload)

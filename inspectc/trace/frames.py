@@ -8,6 +8,7 @@ restart reasons and timings. No torch.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -188,6 +189,19 @@ class FrameState:
         extra["runtime"] = runtime
         self.metrics = replace(self.metrics, extra=extra)
 
+    def apply_cache(self, which: str, status: str, payload: str | None) -> None:
+        """An ``fx_graph``/``aotautograd`` cache artifact: the strongest status seen (a bypass
+        over a miss over a hit), and the FX graph's cache key from its payload."""
+        if _CACHE_RANK[status] > _CACHE_RANK.get(self.cache.get(which), 0):
+            self.cache[which] = status
+        if which == "fx_graph" and payload:
+            try:
+                data = json.loads(payload)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and isinstance(data.get("key"), str):
+                self.cache_key = data["key"]
+
     def fail_unstarted(self, data: dict[str, Any], parse_break: Any, stack: tuple[StackFrame, ...]) -> None:
         """A failing ``compilation_metrics`` with no compile id, for this frame that had records
         but no ``dynamo_start`` (a strict ``torch.export`` whose trace Dynamo gave up on); its
@@ -246,6 +260,9 @@ class FrameState:
             start_time=as_num(data.get("start_time")),
             extra={k: data[k] for k in _EXTRA_METRICS if data.get(k) not in (None, "")},
         )
+
+
+_CACHE_RANK = {None: 0, "hit": 1, "miss": 2, "bypass": 3}
 
 
 def piece_kind(base: str, existing: list[str], backward: bool) -> str:
