@@ -20,7 +20,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # `dot` renders SVG/PNG; the Python graphviz package only writes DOT. node runs Perfetto's
-# WebAssembly trace processor for tests/test_perfetto.py.
+# WebAssembly trace processor for tests/test_perfetto.py; Chromium and chromedriver open the
+# HTML page for tests/test_html_browser.py.
 sysdeps:
 	@command -v dot >/dev/null 2>&1 || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -28,6 +29,9 @@ sysdeps:
 	@command -v node >/dev/null 2>&1 || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs >/dev/null; }
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
 # `make demo SAMPLE=samples/hf_bert.py` runs another sample; ARGS are the sample's own
 # (`make demo SAMPLE=samples/compile_modes.py ARGS="--mode dynamic"`).

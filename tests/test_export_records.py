@@ -88,7 +88,7 @@ def test_exported_program(tmp_path: Path) -> None:
     statements = re.findall(r'^ {12}\w+(?:: "[^"]*")? = ', text, re.MULTILINE)  # forward's body
     assert program["op_count"] == len(statements) == 8
     assert "aten.nonzero.default" in program["ops"] and program["unbacked_symbols"] == ["u0"]
-    assert program["issues"] == [] and "draft-export report: no issues" in summary
+    assert program["issues"] == [] and "Draft-export report: no issues" in summary
 
 
 def test_export_logged_with_torch_trace_only(tmp_path: Path) -> None:

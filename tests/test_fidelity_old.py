@@ -16,7 +16,7 @@ from conftest import ROOT
 
 from inspectc.capture.importer import import_logs
 from inspectc.model import CompileId
-from inspectc.render.summary import render_summary
+from inspectc.render.terminal import render_summary
 from inspectc.store.open import open_report
 from inspectc.store.reader import Report
 

@@ -34,7 +34,7 @@ from inspectc.capture.importer import import_logs
 from inspectc.errors import InspectcError, ReportError
 from inspectc.model import CompileId
 from inspectc.render.export import export_report
-from inspectc.render.summary import render_summary
+from inspectc.render.terminal import render_summary
 from inspectc.store import schema
 from inspectc.store.open import open_report
 from inspectc.store.reader import Report

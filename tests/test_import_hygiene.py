@@ -79,7 +79,7 @@ READERS_AT_WORK = textwrap.dedent(
     from inspectc.cli.main import build_parser
     from inspectc.render.export import export_report
     from inspectc.render.graph.fusion import breaks_dot
-    from inspectc.render.summary import render_summary
+    from inspectc.render.terminal import render_summary
     from inspectc.store.open import open_report
     build_parser()
     with open_report(sys.argv[1]) as r:
@@ -116,7 +116,7 @@ def _forbidden(loaded: set[str]) -> list[str]:
 
 def test_walk_finds_every_stage() -> None:
     modules = torch_free_modules()
-    for expected in ("inspectc.store.open", "inspectc.trace.builder", "inspectc.render.summary"):
+    for expected in ("inspectc.store.open", "inspectc.trace.builder", "inspectc.render.terminal"):
         assert expected in modules
     assert [m for m in modules if m.startswith("inspectc.capture")] == list(TORCH_FREE_CAPTURE)
 

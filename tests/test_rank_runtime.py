@@ -173,5 +173,5 @@ def test_share_markdown_carries_the_runtime_lines(tmp_path: Path) -> None:
     (markdown,) = (tmp_path / "share").glob("*.md")
     text = markdown.read_text()
     raw = raw_estimates_ms(LOGS / "ranks_runtime")
-    assert "Runtime estimates, collective schedules and parity, per rank" in text
+    assert "### Runtime estimates (Inductor's, per graph" in text
     assert f"r4 {raw[(4, '0/1')]:.3f} ms (11 ops)" in text and "r4 not recorded" in text

@@ -243,14 +243,23 @@ def test_kernels_share_export_and_ir_show_one_figure_with_its_method(tmp_path: P
     with open_report(report) as r:
         dot = fusion_dot(r, k.compile_id, max_nodes=0, color_by="roofline")
     assert f"{cell} of limit (DRAM model)" in dot and "of limit (fallback)" in dot
-    from inspectc.render.share.info import gather, kernel_columns
+    from inspectc.render.sections import text_of
+    from inspectc.render.share.info import share_page
 
     with open_report(report) as r:
-        info = gather(r)
-    top = [x for x in info.top_kernels if x.language == "triton"]
-    assert top and all(info.bench[x.id][1].startswith("~") for x in top if x.id != k.id)
-    assert any("% limit, fallback (~N%)" in m for m in info.bench_methods)
-    assert "no launch record" in kernel_columns(info.top_kernels, info.bench, info.bench_methods).legend
+        kernels = share_page(r).section("kernels")
+    assert kernels is not None and kernels.table is not None
+    names = [c.name for c in kernels.table.columns]
+    limits = {
+        text_of(row[names.index("kernel")]): text_of(row[names.index("% of limit")])
+        for row in kernels.table.rows
+    }
+    with open_report(report) as r:
+        triton = {x.name for x in r.kernels if x.language == "triton"}
+    others = [name for name in limits if name != k.name and name in triton]
+    assert others and all(limits[name].startswith("~") for name in others), limits
+    notes = [text_of(n) for n in kernels.notes]
+    assert any("% limit, fallback (~N%)" in n for n in notes) and any("no launch record" in n for n in notes)
     data = json.loads(run_cli("export", str(report), check=True).stdout)
     exported = next(x for f in data["frames"] for x in f["kernels"] if x["name"] == k.name)
     assert exported["roofline"]["method"] == DRAM_MODEL

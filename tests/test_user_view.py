@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from inspectc.model import CompileId
-from inspectc.render.share.html import render_html
-from inspectc.render.share.markdown import gather, render_markdown
+from inspectc.render.html.document import render_document
+from inspectc.render.share.info import share_page
+from inspectc.render.share.markdown import render_markdown
 from inspectc.store.open import open_report
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples" / "reports").glob("*.inspectc"))
@@ -69,28 +70,20 @@ def _html_tables(text: str) -> list[list[int]]:
     return parser.tables
 
 
-def _with_bench(info):  # noqa: ANN001, ANN202 - ShareInfo
-    """The same share with isolated bench figures for its top kernels (adds two columns)."""
-    return dataclasses.replace(info, bench={k.id: ("1.5 (n=5)", "40%") for k in info.top_kernels})
-
-
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
 def test_share_tables_have_the_headers_column_count(sample: Path) -> None:
     with open_report(sample) as report:
-        info = gather(report)
-    for variant in (info, _with_bench(info)):
-        markdown = render_markdown(variant)
-        tables = _md_tables(markdown)
-        assert tables, "no table parsed from the share's Markdown"
-        for rows in tables:
-            assert len(rows) >= 2 and set(rows) == {rows[0]}, rows
-        leaked = [t for t in _md_texts(markdown) if _ESCAPE.search(t)]
-        assert not leaked, leaked[:3]
-        for rows in _html_tables(render_html(variant)):
-            assert set(rows) == {rows[0]}, rows
-    if info.top_kernels:
-        heads = [rows[0] for rows in _md_tables(render_markdown(_with_bench(info)))]
-        assert max(heads) >= 9  # isolated µs and % of limit appear only when measured
+        page = share_page(report)
+        html_page = render_document(report, page)
+    markdown = render_markdown(page)
+    tables = _md_tables(markdown)
+    assert tables, "no table parsed from the share's Markdown"
+    for rows in tables:
+        assert len(rows) >= 2 and set(rows) == {rows[0]}, rows
+    leaked = [t for t in _md_texts(markdown) if _ESCAPE.search(t)]
+    assert not leaked, leaked[:3]
+    for rows in _html_tables(html_page):
+        assert set(rows) == {rows[0]}, rows
 
 
 # ---------------------------------------------------------------------------
@@ -130,8 +123,8 @@ def test_a_break_in_a_loop_says_dynamo_skipped_the_frame_and_the_second_break() 
     graph break occurred: graph break in loop ... frame skipped". The second block was lost (a
     held-out script): the user saw only the first break, not that the whole forward ran eagerly."""
     from inspectc.analysis.breaks import consequence
-    from inspectc.analysis.extras import failure_text
     from inspectc.model import Failure
+    from inspectc.render.sections.breaks import failure_text
     from inspectc.trace.payloads.breaks import parse_break
 
     artifact = parse_break((_BREAKS / "2.13.0-cpu-loop-skip-artifact.txt").read_text(encoding="utf-8"))
@@ -396,8 +389,8 @@ def test_wrapper_frame_is_named_by_the_model_method_and_the_users_call(tmp_path:
     row = next(line for line in summary.splitlines() if line.strip().startswith("0/0"))
     assert "GPT2LMHeadModel.forward (wrapper)" in row and "called at gpt2.py:9" in row
     with open_report(report) as opened:
-        info = gather(opened)
-    assert "GPT2LMHeadModel.forward (wrapper)" in render_markdown(info)
+        page = share_page(opened)
+    assert "GPT2LMHeadModel.forward (wrapper)" in render_markdown(page)
 
 
 def test_decorated_methods_are_named_from_the_guards_dynamo_wrote() -> None:

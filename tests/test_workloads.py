@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, CapturedRun, Captures, run_cli
 
-from inspectc.analysis import extras as compile_extras
 from inspectc.model import CompileId, CudaGraphs
+from inspectc.render.sections.extras import cudagraphs
+from inspectc.render.terminal import render_sections
 from inspectc.store.open import open_report
 from inspectc.store.writer import ReportWriter
 from inspectc.trace.builder import Builder
@@ -248,7 +249,7 @@ def test_cudagraph_records_from_run_time_events(tmp_path: Path) -> None:
     with open_report(path) as report:
         frame = report.frame(CompileId.parse("0/0"))
         assert frame is not None and frame.cudagraphs == CudaGraphs(recorded=1, record_s=0.25)
-        lines = compile_extras.summary_lines(report.frames, str, lambda f, n: f"{f}:{n}")
+        lines = render_sections([s for s in (cudagraphs(report.frames),) if s is not None])
     assert "CUDA graphs (1 frames recorded, 1 skipped)" in lines
     assert any("skipped: skipping cudagraphs due to mutated inputs" in line for line in lines)
 

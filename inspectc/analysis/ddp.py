@@ -10,11 +10,9 @@ graph breaks. Graph breaks inside DDP's own Python wrapper
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspectc.analysis.views import printable as _clean
 from inspectc.model import CompileId, Frame
 from inspectc.store.reader import Report
 from inspectc.trace.payloads import ddp
@@ -72,35 +70,3 @@ def export_ddp_splits(report: Report) -> list[dict[str, Any]]:
         {"rank": s.rank, "compile_id": str(s.compile_id), "submodules": list(s.submodules)}
         for s in ddp_splits(report)
     ]
-
-
-def render_splits(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> list[str]:
-    wrapper = [f for f in frames if in_ddp_wrapper(f)]
-    if not splits and not wrapper:
-        return []
-    lines = ["", "DDP (DistributedDataParallel)"]
-    if splits:
-        lines.append(
-            "  DDPOptimizer split these graphs at gradient-bucket boundaries (DDP splits, not graph breaks):"
-        )
-    by_frame = {f.compile_id: f for f in frames}
-    for s in splits[:MAX_SHOWN]:
-        f = by_frame.get(s.compile_id)
-        rank = f"r{s.rank} " if s.rank is not None else ""
-        names = ", ".join(s.submodules[:6]) + (", …" if len(s.submodules) > 6 else "")
-        lines.append(
-            f"    {rank}{s.compile_id:<6} {_clean((f.function if f else None) or '?')}():"
-            f" {len(s.submodules)} submodules ({names})"
-        )
-    if len(splits) > MAX_SHOWN:
-        lines.append(f"  … {len(splits) - MAX_SHOWN} more split frames")
-    if wrapper:
-        count = sum(len(f.graph_breaks) for f in wrapper)
-        ids = ", ".join(
-            str(c) for c in sorted({f.compile_id.without_rank() for f in wrapper}, key=lambda c: c.sort_key)
-        )
-        lines.append(
-            f"  {count} graph break{'s' * (count != 1)} inside DDP's own wrapper ({DDP_WRAPPER_FILE};"
-            f" frames {ids}): torch's code around your model, expected when compiling a DDP module"
-        )
-    return lines

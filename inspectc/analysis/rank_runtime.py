@@ -145,64 +145,6 @@ def parity(records: RunRecords) -> list[ParityIssue]:
     return sorted(out, key=lambda p: (_rank_order(p.rank), _id_order(p.compile_id)))
 
 
-def render_runtime_sections(records: RunRecords, frames: Sequence[Frame]) -> list[str]:
-    """The summary's lines: runtime estimates, schedule groups and parity ([] when none)."""
-    lines: list[str] = []
-    runtimes = graph_runtimes(records, frames)
-    if runtimes:
-        ranks = sorted(
-            {r for g in runtimes for r in g.ms} | {r for g in runtimes for r in g.missing}, key=_rank_order
-        )
-        lines += ["", f"Runtime estimates (Inductor's, per graph; {_ranks_text(ranks)})"]
-        for g in runtimes[:MAX_ROWS]:
-            head = f"  {g.compile_id:<7} {g.function or '?'}"
-            if len(g.ms) > 1 and not g.delta_ms:
-                head += f": the same on {_ranks_text(list(g.ms))}"
-            elif len(g.ms) > 1:
-                head += (
-                    f": delta {g.delta_ms:.3f} ms (fastest {_rank(g.fastest)} {g.ms[g.fastest]:.3f} ms,"
-                    f" slowest {_rank(g.slowest)} {g.ms[g.slowest]:.3f} ms)"
-                )
-            lines.append(head)
-            per_rank = [f"{_rank(r)} {ms:.3f} ms ({g.ops[r]} ops)" for r, ms in g.ms.items()]
-            per_rank += [f"{_rank(r)} not recorded" for r in g.missing]
-            more = f"; … {len(per_rank) - MAX_RANKS} more ranks (JSON)" if len(per_rank) > MAX_RANKS else ""
-            lines.append("            " + "; ".join(per_rank[:MAX_RANKS]) + more)
-        if len(runtimes) > MAX_ROWS:
-            lines.append(
-                f"  … {len(runtimes) - MAX_ROWS} more graphs (inspectc export --json: runtime_estimates)"
-            )
-    groups = schedule_groups(records)
-    if groups:
-        lines += ["", "Collective schedules (every graph's, in compile-id order)"]
-        if len(groups) == 1:
-            lines.append(f"  the same on {_ranks_text(groups[0][0])}: {len(groups[0][1])} ops")
-        else:
-            lines.append(f"  {len(groups)} different sequences: ranks that disagree can hang in a collective")
-            for group, seq in groups:
-                lines.append(f"  {_ranks_text(group)}: {len(seq)} ops: {_ops_text(seq)}")
-    issues = parity(records)
-    if issues:
-        lines += ["", "Collectives parity (scheduled vs called in the output code, per rank)"]
-        for p in issues[:MAX_ROWS]:
-            what = []
-            if p.offset:
-                kinds = sorted(set(p.scheduled) | set(p.called))
-                counts = ", ".join(f"{k} {p.scheduled.get(k, 0)} vs {p.called.get(k, 0)}" for k in kinds)
-                what.append(f"offset {p.offset} ({counts})")
-            if p.missing_waits:
-                what.append(f"{p.missing_waits} wait_tensor missing")
-            lines.append(f"  {_rank(p.rank)} {p.compile_id}: {'; '.join(what)}")
-        if len(issues) > MAX_ROWS:
-            lines.append(f"  … {len(issues) - MAX_ROWS} more")
-    elif any(g.schedule is not None and g.code_calls is not None for g in records.collectives):
-        lines += [
-            "",
-            "Collectives parity: every graph's code calls what its schedule lists, each with its wait",
-        ]
-    return lines
-
-
 def export_runtime(records: RunRecords, frames: Sequence[Frame]) -> dict[str, Any]:
     """The JSON export's ``runtime_estimates``: graphs, schedule groups, parity issues."""
     return {

@@ -13,7 +13,7 @@ break created, never applied). Remedies come from three places, in this order:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from inspectc.analysis.views import break_groups
@@ -249,37 +249,6 @@ def can_suggest(run: Run) -> bool:
     """Whether ``inspectc suggest`` can re-run what made this report (an ``inspectc run`` of a
     script or module; a notebook's ``inspectc.capture()`` has no command to re-run)."""
     return run.mode in ("script", "module")
-
-
-def how_to_prove(run: Run, report: str) -> str:
-    """How the user proves a config remedy on their own code, for this report's kind of run."""
-    if can_suggest(run):
-        return f"prove the config ones on this script: inspectc suggest {report}"
-    return (
-        "made with inspectc.capture(): set one before torch.compile runs and capture again,"
-        " or record the script with inspectc run and use inspectc suggest"
-    )
-
-
-def summary_lines(frames: list[Frame], clean: Callable[[str], str], report: str, run: Run) -> list[str]:
-    """The summary's ``Suggestions`` section: what ``inspectc suggest`` would try, and code fixes."""
-    found = remedies(frames)
-    if not found:
-        return []
-    tries = sum(1 for r in found if r.change)
-    lines = ["", f"Suggestions ({len(found)}; {how_to_prove(run, report)})"]
-    for r in found[:8]:
-        where = ", ".join(r.targets[:2]) + (f" (+{len(r.targets) - 2})" if len(r.targets) > 2 else "")
-        if r.change:
-            lines.append(f"  try   {clean(r.change.python)}   ({clean(r.why)}; {clean(where)})")
-        else:
-            lines.append(f"  code  {clean(r.code or '')}   ({clean(where)})")
-    if len(found) > 8:
-        more = f"inspectc suggest {report} --list" if can_suggest(run) else f"inspectc export {report} --json"
-        lines.append(f"  … {len(found) - 8} more ({more})")
-    if not tries:
-        lines.append("  no config change is known to remove these: each needs a code change")
-    return lines
 
 
 def by_break(frames: list[Frame]) -> dict[tuple[str | None, int | None], list[Remedy]]:

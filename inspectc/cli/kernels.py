@@ -9,7 +9,7 @@ from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
 from inspectc.cli.argv import compile_id_arg
 from inspectc.model import PROFILE_WINDOW, CompileId, Frame, Kernel, Run
-from inspectc.render.summary import end_text
+from inspectc.render.sections.run import end_text
 from inspectc.render.timefmt import (
     NOISE_LEGEND,
     Unit,

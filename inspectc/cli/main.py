@@ -21,7 +21,7 @@ from inspectc.version import __version__
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from inspectc.render.summary import render_summary
+    from inspectc.render.terminal import render_summary
     from inspectc.store.open import open_report  # a report, a bundle, or a directory of rank reports
 
     with open_report(args.report) as report:
@@ -43,7 +43,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if to_file:  # checked before the work: never over the input, a link or a stranger's file
         check_output(args.output, what="JSON export", ours=_is_export, inputs=[args.report], devices=True)
     with open_report(args.report) as report:
-        data = export_report(report, sources=not args.no_source)
+        data = export_report(report, sources=not args.no_source, report_path=args.report)
     text = json.dumps(finite(data), indent=2 if args.pretty else None, ensure_ascii=False, allow_nan=False)
     text = json_text(text) + "\n"
     if to_file:
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         backends,
         bench,
         graph,
+        html,
         imports,
         kernel_depth,
         kernels,
@@ -101,7 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
         tui,
     )
 
-    for module in (accuracy, kernels, kernel_depth, bench, share, imports, graph, tui, backends, suggest):
+    for module in (
+        accuracy,
+        kernels,
+        kernel_depth,
+        bench,
+        share,
+        html,
+        imports,
+        graph,
+        tui,
+        backends,
+        suggest,
+    ):
         module.register(sub)
     return parser
 

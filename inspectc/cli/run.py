@@ -244,7 +244,7 @@ def _status_line():  # noqa: ANN202 - returns a callable or None
 
 
 def _print_summary(path: Path) -> None:
-    from inspectc.render.summary import render_summary
+    from inspectc.render.terminal import render_summary
     from inspectc.store.open import open_report
 
     try:

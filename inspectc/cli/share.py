@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspectc.analysis.text import printable
+from inspectc.analysis.text import location, printable
 from inspectc.cli.output import creating, shown, why
 from inspectc.errors import ReportError, UsageError
 from inspectc.render.share.copy import redacted_copy
 from inspectc.render.share.found import redactor_for
-from inspectc.render.share.markdown import GITHUB_LIMIT, gather, location, render_markdown
+from inspectc.render.share.info import share_page
+from inspectc.render.share.markdown import GITHUB_LIMIT, render_markdown
 from inspectc.render.share.redact import LEFT_OUT, Redactor
 from inspectc.render.share.rules import Rule, load_rules
 from inspectc.store.bundle import write_bundle
@@ -157,15 +158,13 @@ def share(
         redacted_copy(original.path, copy, redactor, no_source=no_source)
         with _as_input(copy, src), Report(copy) as report:
             repros = repro_files(report)
-            info = gather(report, repros=[name for name, _ in repros], bundle_name=zip_path.name)
-            markdown = render_markdown(info, limit=limit)
+            summary = share_page(report, repros=[name for name, _ in repros], bundle_name=zip_path.name)
+            markdown = render_markdown(summary, limit=limit)
             page = None
             if html_path is not None:
-                from inspectc.render.share.html import render_html
+                from inspectc.render.html.document import Options, render_document
 
-                sources = {k.id: report.kernel_source(k) for k in info.top_kernels}
-                sources = {kid: s for kid, s in sources.items() if s and s != LEFT_OUT}
-                page = render_html(info, kernel_sources=sources, repros=repros)
+                page = render_document(report, summary, Options(repros=repros, report_name=zip_path.name))
         members: list[tuple[str, bytes | Path]] = [
             (REPORT_MEMBER, copy),
             (SUMMARY_MEMBER, markdown.encode("utf-8")),

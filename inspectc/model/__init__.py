@@ -133,6 +133,9 @@ class Failure:
     graph_break: GraphBreak | None = None  # a break that fullgraph=True made fatal, parsed
 
 
+PHASE_SECONDS = "phases_s"  # CompileMetrics.extra: seconds per compile phase (trace/phases.py)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompileMetrics:
     entire_frame_s: float | None = None
@@ -146,6 +149,15 @@ class CompileMetrics:
     shape_env_guard_count: int | None = None
     start_time: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def phases(self) -> dict[str, float]:
+        """Seconds per compile phase (torch's chromium spans), longest first ({}: not recorded)."""
+        found = self.extra.get(PHASE_SECONDS)
+        if not isinstance(found, dict):
+            return {}
+        timed = ((str(k), float(v)) for k, v in found.items() if isinstance(v, (int, float)))
+        return dict(sorted(timed, key=lambda kv: -kv[1]))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

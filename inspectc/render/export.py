@@ -14,8 +14,11 @@ from inspectc.model import GRAPH_KINDS, CompileId, Frame, Kernel, to_plain
 from inspectc.model.irmap import line_map
 from inspectc.model.kernel_detail import grid_of, occupancy
 from inspectc.model.phases import kernel_phase
-from inspectc.render import programs, summary
+from inspectc.render import programs
 from inspectc.render.rank_render import export_rank_differences
+from inspectc.render.sections.page import summary_page
+from inspectc.render.sections.plain import page_plain
+from inspectc.render.sections.run import end_text
 from inspectc.store.reader import Report
 from inspectc.version import __version__
 
@@ -23,7 +26,7 @@ from inspectc.version import __version__
 _CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")
 
 
-def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
+def export_report(report: Report, *, sources: bool = True, report_path: str | None = None) -> dict[str, Any]:
     run = report.run
     by_frame: dict[CompileId, list[Kernel]] = {}
     for k in report.kernels:
@@ -34,7 +37,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "inspectc_version": report.inspectc_version or __version__,
         "torch_version": run.torch_version,
         "run": to_plain(run),
-        "run_end": summary.end_text(run),  # "exit 0", or "ended without finishing (killed?)"
+        "run_end": end_text(run),  # "exit 0", or "ended without finishing (killed?)"
         "frames": frames,
         "graph_breaks": [
             {
@@ -57,6 +60,7 @@ def export_report(report: Report, *, sources: bool = True) -> dict[str, Any]:
         "runtime_estimates": export_runtime(report.run_records, report.frames),  # per graph, per rank
         **programs.export_plain(report, sources=sources),  # torch.export, AOTInductor, artifacts
         "records": report.account.plain(),  # every trace record: used, or kept raw (by name)
+        "summary": page_plain(summary_page(report, report_path=report_path)),  # what every output shows
     }
 
 

@@ -25,12 +25,12 @@ class ReportDisplay:
     path: Path
 
     def _repr_html_(self) -> str:
-        from inspectc.render.share.html import render_fragment
-        from inspectc.render.share.info import gather
+        from inspectc.render.html.fragment import render_fragment
+        from inspectc.render.sections.page import summary_page
 
         try:
             with open_report(self.path) as report:
-                return render_fragment(gather(report))
+                return render_fragment(summary_page(report, report_path=str(self.path)))
         except InspectcError as exc:
             return f'<div class="inspectc-report"><p>inspectc: {escape(str(exc))}</p></div>'
 
@@ -39,7 +39,7 @@ class ReportDisplay:
 
     def summary(self) -> str:
         """The terminal summary (``inspectc summary``), or the one line saying why not."""
-        from inspectc.render.summary import render_summary
+        from inspectc.render.terminal import render_summary
 
         try:
             with open_report(self.path) as report:

@@ -1,5 +1,6 @@
 """Exported programs, the draft-export report, AOTInductor compiles, links and artifacts:
-summary sections and their JSON. No torch.
+the headline's words and their JSON (their sections: :mod:`inspectc.render.sections.extras`).
+No torch.
 
 These are :attr:`Report.run_records` (``model/runrecords.py``): what a ``torch.export`` or
 AOTInductor run logged, which compiles no Dynamo frame, and what torch logged for a frame
@@ -8,17 +9,14 @@ beside its graphs (links, uncommon artifacts, FX-graph cache keys).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from inspectc.analysis.text import one_line
-from inspectc.model import CompileId, StackFrame, to_plain
-from inspectc.model.runrecords import ISSUE_KINDS, AotCompile, ExportedProgram, ExportIssue, RunRecords
+from inspectc.model import to_plain
+from inspectc.model.runrecords import ISSUE_KINDS, ExportIssue, RunRecords
+from inspectc.render.sections import plural
 from inspectc.store.reader import Report
 
-Clean = Callable[[str], str]
-Locate = Callable[[str | None, int | None], str]
 MAX_ISSUES = 12
 MAX_KERNELS = 8
 MAX_LINKS = 12
@@ -44,81 +42,15 @@ def headline(records: RunRecords) -> str | None:
         n = len(records.exported_programs)
         issues = issues_of(records)
         parts.append(
-            _plural(n, "exported program")
-            + (f" ({_plural(len(issues), 'draft-export issue')})" if issues else "")
+            plural(n, "exported program")
+            + (f" ({plural(len(issues), 'draft-export issue')})" if issues else "")
         )
     if records.aot_compiles:
         kernels = sum(len(a.kernels) for a in records.aot_compiles)
         parts.append(
-            f"{_plural(len(records.aot_compiles), 'AOTInductor compile')} ({_plural(kernels, 'kernel')})"
+            f"{plural(len(records.aot_compiles), 'AOTInductor compile')} ({plural(kernels, 'kernel')})"
         )
     return " · ".join(parts) or None
-
-
-def summary_lines(report: Report, clean: Clean, locate: Locate) -> list[str]:
-    """Summary sections (empty when the run logged none of these)."""
-    records = report.run_records
-    lines: list[str] = []
-    if records.export_traced and not records.exported_programs:
-        lines += [
-            "",
-            "torch.export ran, but this log holds no exported program: torch logs it (and the"
-            " draft-export report) only with TORCH_DTRACE=<dir>, not TORCH_TRACE",
-        ]
-    for p in records.exported_programs:
-        lines.extend(_program_lines(p, clean, locate))
-    issues = issues_of(records)
-    if issues or records.exported_programs:
-        lines.extend(_issue_lines(issues, records, clean, locate))
-    for a in records.aot_compiles:
-        lines.extend(_aot_lines(a, clean, locate))
-    lines.extend(_link_lines(records, clean))
-    return lines
-
-
-def _program_lines(p: ExportedProgram, clean: Clean, locate: Locate) -> list[str]:
-    rank = f"rank {p.rank} " if p.rank is not None else ""
-    kinds = Counter(i.split(": ", 1)[1].split()[0] if ": " in i else "?" for i in p.inputs)
-    inputs = ", ".join(_plural(n, k.lower().replace("_", " ")) for k, n in kinds.items())
-    lines = [
-        "",
-        f"Exported program {rank}{p.key} ({_plural(len(p.inputs), 'input')}"
-        + (f": {inputs}" if inputs else "")
-        + f"; {_plural(len(p.outputs), 'output')}; {_plural(p.op_count, 'op')})",
-    ]
-    if p.ops:
-        names = [o.removeprefix("aten.").removesuffix(".default") for o in p.ops]
-        shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "")
-        lines.append(f"  ops: {clean(shown)}")
-    if p.unbacked_symbols:
-        lines.append(f"  data-dependent symbols: {clean(', '.join(p.unbacked_symbols))}")
-    if p.range_constraints and p.range_constraints != "{}":
-        lines.append(f"  range constraints: {clean(one_line(p.range_constraints, 150))}")
-    if p.call_site:
-        lines.append(f"  exported at {_site(p.call_site, clean, locate)}")
-    return lines
-
-
-def _issue_lines(issues: list[ExportIssue], records: RunRecords, clean: Clean, locate: Locate) -> list[str]:
-    if not issues:
-        return ["  draft-export report: no issues (the program is sound as traced)"]
-    tally = Counter(ISSUE_TITLES.get(i.kind, i.kind) for i in issues)
-    failed = " (an export that logged no program)" if records.export_issues else ""
-    lines = [
-        "",
-        f"Draft-export report ({', '.join(f'{n} {what}' for what, n in tally.items())}){failed}:"
-        " what export assumed or could not check",
-    ]
-    for i in issues[:MAX_ISSUES]:
-        times = f" ×{i.occurrences}" if i.occurrences > 1 else ""
-        lines.append(
-            f"  {ISSUE_TITLES.get(i.kind, i.kind):<17} {locate(i.filename, i.line)}{times}  {clean(issue_text(i))}"
-        )
-        if i.code:
-            lines.append(f"  {'':<17}   {clean(one_line(i.code, 100))}")
-    if len(issues) > MAX_ISSUES:
-        lines.append(f"  … {len(issues) - MAX_ISSUES} more (inspectc export --json: export_issues)")
-    return lines
 
 
 def issue_text(i: ExportIssue) -> str:
@@ -133,74 +65,6 @@ def issue_text(i: ExportIssue) -> str:
     if i.kind == "mismatched_fake_kernel":
         return one_line(f"torch.ops.{i.op}'s fake kernel disagrees with the real one: {i.reason or '?'}", 160)
     return one_line(i.expr or i.reason or i.kind, 160)
-
-
-def _aot_lines(a: AotCompile, clean: Clean, locate: Locate) -> list[str]:
-    rank = f"rank {a.rank} " if a.rank is not None else ""
-    langs = Counter("library call" if k.kernel.language == "extern" else k.kernel.language for k in a.kernels)
-    took = f", {a.compile_s:.1f}s compiling" if a.compile_s is not None else ""
-    code = ", ".join(
-        f"{c.kind.removeprefix('aot_').removesuffix('_code')} {c.size / 1000:.1f} KB" for c in a.code
-    )
-    lines = [
-        "",
-        f"AOTInductor compile {rank}{a.key}: {_plural(len(a.kernels), 'kernel')}"
-        + (f" ({', '.join(f'{n} {what}' for what, n in langs.items())})" if langs else "")
-        + took,
-        f"  code: {code or 'none logged'}",
-    ]
-    if a.call_site:
-        lines.append(f"  compiled at {_site(a.call_site, clean, locate)}")
-    for k in a.kernels[:MAX_KERNELS]:
-        fused = ", ".join(k.kernel.fused_nodes[:6]) + (", …" if len(k.kernel.fused_nodes) > 6 else "")
-        where = sorted({locate(o.filename, o.line) for o in k.kernel.origins if o.filename})[:2]
-        lines.append(
-            f"  {clean(k.kernel.name)[:48]:<48} {clean(fused) or '-'}"
-            + (f"  ({', '.join(where)})" if where else "")
-        )
-    if len(a.kernels) > MAX_KERNELS:
-        lines.append(f"  … {len(a.kernels) - MAX_KERNELS} more kernels")
-    if a.kernels and not a.provenance:
-        lines.append(
-            "  fused nodes not recorded: set torch._inductor.config.trace.provenance_tracking_level = 1"
-        )
-    return lines
-
-
-def _link_lines(records: RunRecords, clean: Clean) -> list[str]:
-    lines: list[str] = []
-    if records.links:
-        lines += ["", f"Links ({len(records.links)})"]
-        for link in records.links[:MAX_LINKS]:
-            lines.append(
-                f"  {_owner(link.rank, link.compile_id):<8} {clean(link.name)}: {clean(link.url)[:150]}"
-            )
-    if records.cache_keys:
-        keys = ", ".join(f"{_owner(k.rank, k.compile_id)} {k.key[:12]}…" for k in records.cache_keys[:4])
-        lines += ["", f"FX graph cache keys ({len(records.cache_keys)}): {clean(keys)}"]
-    if records.artifacts:
-        names: Counter[str] = Counter()
-        for art in records.artifacts:
-            names[art.name] += art.count
-        shown = ", ".join(f"{n} ×{c}" for n, c in names.most_common(8)) + (", …" if len(names) > 8 else "")
-        lines += [
-            "",
-            f"Other artifacts ({sum(names.values())}, catalogued; inspectc export --json: artifacts): {clean(shown)}",
-        ]
-    return lines
-
-
-def _site(frame: StackFrame, clean: Clean, locate: Locate) -> str:
-    code = f": {clean(one_line(frame.code, 80))}" if frame.code else ""
-    return f"{locate(frame.filename, frame.line)}{code}"
-
-
-def _owner(rank: int | None, compile_id: CompileId | None) -> str:
-    return (f"r{rank} " if rank is not None else "") + (str(compile_id) if compile_id is not None else "-")
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 # ---------------------------------------------------------------------------

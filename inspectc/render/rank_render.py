@@ -11,14 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from inspectc.analysis.ddp import ddp_splits, render_splits
+from inspectc.analysis.ddp import ddp_splits
 from inspectc.analysis.rank_records import record_differences
 from inspectc.analysis.ranks import (
-    MAX_SHOWN,
-    Rank,
     RankDifference,
     _first_line,
-    _rank_text,
     rank_cwds,
     rank_differences,
     ranks_of,
@@ -41,37 +38,6 @@ def report_differences(report: Report, splits: Sequence[Any] | None = None) -> l
 
 def export_rank_differences(report: Report) -> list[dict[str, Any]]:
     return [d.to_plain() for d in report_differences(report)]
-
-
-def render_sections(report: Report) -> list[str]:
-    """Summary lines for DDP splits and per-rank differences ([] when there is neither)."""
-    frames = report.frames
-    splits = ddp_splits(report)
-    lines = render_splits(frames, splits)
-    ranks = ranks_of(frames)
-    if len(ranks) >= 2:
-        lines.extend(render_differences(report_differences(report, splits), ranks))
-    return lines
-
-
-def render_differences(diffs: Sequence[RankDifference], ranks: Sequence[Rank]) -> list[str]:
-    names = ", ".join(_rank_text(r) for r in ranks)
-    if not diffs:
-        return [
-            "",
-            f"Ranks ({names}): every rank compiled the same frames, breaks, kernels, caches and collectives",
-        ]
-    lines = [
-        "",
-        f"Rank differences ({len(diffs)}; ranks {names}): ranks that compile differently can"
-        " hang in collectives",
-    ]
-    for d in diffs[: MAX_SHOWN * 2]:
-        lines.append(f"  {d.kind:<19} {_clean(_first_line(d.what, 110))}")
-        lines.append(f"  {'':<19}   {_where(d)}")
-    if len(diffs) > MAX_SHOWN * 2:
-        lines.append(f"  … {len(diffs) - MAX_SHOWN * 2} more (inspectc export --json: rank_differences)")
-    return lines
 
 
 def describe(d: RankDifference) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from inspectc.model import Frame, FrameTiming, Kernel, KernelTime
+from inspectc.model import FrameTiming, Kernel, KernelTime
 from inspectc.model.stats import MIN_SAMPLES, NOISY_CV
 
 NOISY = "noisy"
@@ -103,34 +103,3 @@ def shown_vs_measured(timing: FrameTiming) -> str | None:
         f"kernels {unit.fmt(timing.attributed_us)} of {unit.fmt(timing.kernels_us)} {unit.name} measured "
         f"inside {timing.graph_calls} graph calls ({share:.0%}){graph}"
     )
-
-
-def top_kernel_lines(kernels: list[Kernel], frames: list[Frame], limit: int = 5) -> list[str]:
-    """The summary's slowest kernels by total measured time, and what disturbed the times."""
-    timed = sorted(
-        (k for k in kernels if k.time is not None), key=lambda k: -(k.time.total_us if k.time else 0)
-    )
-    if not timed:
-        return []
-    top = timed[:limit]
-    med = column_unit(typical(k.time) for k in top)
-    tot = column_unit(k.time.total_us if k.time else None for k in top)
-    noisy = noisy_count(timed)
-    head = f"Top kernels (of {len(timed)} timed; median per call, n calls" + (
-        f"; {noisy} noisy: {NOISE_LEGEND})" if noisy else ")"
-    )
-    lines = ["", head]
-    width = max(len(med.fmt(typical(k.time))) for k in top)
-    twidth = max(len(tot.fmt(k.time.total_us if k.time else None)) for k in top)
-    for k in top:
-        t = k.time
-        assert t is not None
-        where = str(k.compile_id) + (" bwd" if k.graph_kind.endswith("_backward") else "")
-        lines.append(
-            f"  {med.fmt(t.typical_us):>{width}} {med.name} x{t.calls:<4} total {tot.fmt(t.total_us):>{twidth}} {tot.name}"
-            f"  {where:<8} {k.name}" + (f"  [{noise_text(t)}]" if t.noise else "")
-        )
-    env = environment_line(f.timing for f in frames)
-    if env:
-        lines.append(f"  {env}")
-    return lines

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.model import PHASE_SECONDS
 from inspectc.trace.records import MalformedRecord, as_num
 
 MAX_INPUTS = 200
@@ -96,7 +97,9 @@ class Phases:
     def _build(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.seconds:
-            out["phases_s"] = {k: round(v, 6) for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])}
+            out[PHASE_SECONDS] = {
+                k: round(v, 6) for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])
+            }
         if self.instants:
             out["instants"] = dict(self.instants)
         inputs = self.inputs()

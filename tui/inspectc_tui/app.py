@@ -3,7 +3,7 @@
 Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels),
 :class:`FrameScreen` (one frame in tabs) and the run's break stacks; dialogs for help,
 search, source, the run and export. Global keys live here: `/` search, `?` help, `i` the
-run, `t` break stacks, `a` accuracy, `e` editor, `x` graphviz export (asks where first), `q` quit.
+run, `s` the summary, `t` break stacks, `a` accuracy, `e` editor, `x` graphviz export (asks where first), `q` quit.
 
 With ``follow=True`` the report is read again whenever the file changes (a run that
 ``inspectc run`` is still writing commits every 0.2 s) until the run has ended.
@@ -58,6 +58,7 @@ class InspectcApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("i", "run_details", "Run"),
+        Binding("s", "summary", "Summary"),
         Binding("t", "break_stacks", "Break stacks"),
         Binding("a", "accuracy", "Accuracy", show=False),
         Binding("r", "rank_differences", "Ranks", show=False),
@@ -218,6 +219,12 @@ class InspectcApp(App[None]):
         if self.data is not None and not isinstance(self.screen, RanksScreen):
             ranks = {f.rank for f in self.data.frames}
             self.push_screen(RanksScreen(self.data.rank_differences(), len(ranks), self.data.runtime_lines()))
+
+    def action_summary(self) -> None:
+        from inspectc_tui.overview.summary import SummaryScreen
+
+        if self.data is not None and not isinstance(self.screen, SummaryScreen):
+            self.push_screen(SummaryScreen(self.data.summary_page()))
 
     def action_break_stacks(self) -> None:
         from inspectc_tui.overview.stacks import BreakStacksScreen

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from inspectc.analysis.rank_runtime import render_runtime_sections
 from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.analysis.trie import TrieNode, break_trie
@@ -23,6 +22,10 @@ from inspectc.model import CompileId, FailedGuard, Frame, FrameKey, Kernel, Run
 from inspectc.model.account import Account
 from inspectc.model.kernel_detail import CpuBuild, KernelDetail
 from inspectc.render.rank_render import report_differences
+from inspectc.render.sections import Page
+from inspectc.render.sections.page import summary_page
+from inspectc.render.sections.ranks import runtime_sections
+from inspectc.render.terminal import render_sections
 from inspectc.store.open import open_report
 from inspectc.store.reader import EventRow, Report
 
@@ -107,10 +110,15 @@ class ReportData:
         with self._lock:
             return report_differences(self._report)
 
+    def summary_page(self) -> Page:
+        """The report's summary: the one section model every output renders."""
+        with self._lock:
+            return summary_page(self._report, report_path=str(self.opened_as))
+
     def runtime_lines(self) -> list[str]:
         """Runtime estimates, collective schedules and parity per rank (the summary's lines)."""
         with self._lock:
-            return render_runtime_sections(self._report.run_records, self._report.frames)
+            return render_sections(runtime_sections(self._report.run_records, self._report.frames))
 
     def update(self, fresh: ReportData) -> None:
         """Take over *fresh*'s report and contents (a followed run wrote more); UI thread only.

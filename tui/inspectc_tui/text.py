@@ -24,7 +24,7 @@ from inspectc.model import (
     Frame,
     Run,
 )
-from inspectc.render.summary import end_text
+from inspectc.render.sections.run import end_text
 
 STATUS_STYLE = {
     STATUS_FAILED: "bold red",

@@ -14,7 +14,6 @@ import re
 import graphviz
 
 from inspectc.analysis.breaks import user_message
-from inspectc.analysis.extras import failure_text
 from inspectc.analysis.resume import code_first_line
 from inspectc.analysis.views import one_line
 from inspectc.model import CompileId, Frame
@@ -31,6 +30,7 @@ from inspectc.render.graph.style import (
     short_loc,
     small,
 )
+from inspectc.render.sections.breaks import failure_text
 from inspectc.store.reader import Report
 
 __all__ = ["breaks_dot", "resume_target"]

@@ -10,6 +10,7 @@ Big graphs fold by module path or kernel (:mod:`.plan`). The DOT is built with
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 import graphviz
 
@@ -57,6 +58,7 @@ def fusion_dot(
     collapse: int | None = None,
     backward: bool = False,
     color_by: str = "share",
+    links: Callable[[Kernel], str] | None = None,
 ) -> str:
     """DOT text of frame *cid*'s post-grad graph with its kernels as clusters.
 
@@ -67,6 +69,7 @@ def fusion_dot(
     *module* keeps the nodes of one module path (``layers.3.attn``) and their neighbours;
     *collapse* folds nodes into one box per module path of that depth; *max_nodes* collapses
     (deepest module depth that fits, then one box per kernel) and finally truncates.
+    *links* gives each kernel's cluster and nodes a link (``#kernel-...`` in the HTML page).
     """
     frame = find_frame(report, cid, rank)
     kind = "post_grad_backward" if backward else "post_grad"
@@ -83,7 +86,7 @@ def fusion_dot(
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
     reads = launch_reads(report, kernels) if report.bench.run is not None else {}  # % limit's bytes
-    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by, reads).write()
+    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by, reads, links).write()
 
 
 def fx_id(name: str, kernel: Kernel | None = None) -> str:
@@ -101,8 +104,10 @@ class _FusionWriter:
         bench: BenchResults,
         color_by: str,
         reads: dict[int, int] | None = None,
+        links: Callable[[Kernel], str] | None = None,
     ) -> None:
         self.frame, self.fusion, self.plan, self.backward = frame, fusion, plan, backward
+        self.links = links
         self.bench, self.color_by = bench, color_by
         self.reads = reads or {}  # kernel id -> input bytes of its recorded launch
         self.drawn: set[str] = set()
@@ -194,6 +199,8 @@ class _FusionWriter:
                     f"\n{isolated_text(kernel, self.bench, self.reads.get(kernel.id))}"
                 ),
             }
+            if self.links is not None:
+                attrs["href"] = self.links(kernel)
             with self.dot.subgraph(name=f"cluster_k{kernel.id}", graph_attr=attrs) as cluster:
                 for name in members:
                     if self.fusion.home.get(name) is kernel:
@@ -254,6 +261,8 @@ class _FusionWriter:
             + (f"\nmodule {module}" if module else "")
             + where
         )
+        if self.links is not None and (copy_of or kernel) is not None:
+            attrs["href"] = self.links(copy_of or kernel)  # type: ignore[arg-type]
         into.node(node_id, label=label(markup), tooltip=plain(tooltip), **attrs)
         self.drawn.add(node_id)
 

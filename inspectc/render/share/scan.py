@@ -86,7 +86,9 @@ def as_read(name: str, text: str) -> str:
     """A member's text as a reader sees it: HTML entities and Markdown escapes undone, so
     the checker matches what the redactor matched (``&lt;user&gt;`` is the placeholder)."""
     if name.endswith((".html", ".htm")):
-        return html.unescape(text)
+        from inspectc.render.html.text import page_text
+
+        return page_text(text)
     if name.endswith(".md"):
         return html.unescape(_MD_ESCAPE.sub(r"\1", text))
     return text

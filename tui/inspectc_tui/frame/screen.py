@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
 from inspectc.analysis.breaks import distinct_breaks, stack_values
-from inspectc.analysis.extras import failure_text
 from inspectc.analysis.resume import resumed_function
 from inspectc.model import Frame
+from inspectc.render.sections.breaks import failure_text
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.dialogs.source import SourceDialog
 from inspectc_tui.frame.base import FramePane, Location

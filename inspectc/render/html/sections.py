@@ -1,0 +1,131 @@
+"""Sections as HTML: the page's overview, the share page and the notebook cell. Pure.
+
+Every string from a report goes through :func:`esc` (control characters replaced, markup
+escaped); links only ever point inside the page (``#frame-0-1``) or to an ``https://`` page.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import CppLexer, PythonLexer, TextLexer
+
+from inspectc.analysis.text import printable
+from inspectc.render.sections import CODE, DIM, STRONG, Item, Line, Page, Section, Span, Table
+
+CODE_CAP = 200_000  # characters of one highlighted block
+_FORMATTER = HtmlFormatter(nowrap=False, cssclass="hl", wrapcode=True)
+
+
+def esc(text: object) -> str:
+    """Report text as HTML text: control characters replaced, markup escaped."""
+    return escape(printable(str(text) if text is not None else "", keep="\n\t"), quote=True)
+
+
+def code_block(text: str, language: str = "text") -> str:
+    """Highlighted source (Pygments, CSS classes: the page's stylesheet colours them)."""
+    lexer = {"python": PythonLexer, "cpp": CppLexer}.get(language, TextLexer)(stripnl=False)
+    body = printable(text, keep="\n\t")
+    if len(body) > CODE_CAP:
+        body = body[:CODE_CAP] + f"\n… ({len(body) - CODE_CAP:,} more characters in the report)"
+    return highlight(body, lexer, _FORMATTER)
+
+
+def pygments_css() -> str:
+    """Light and dark colours for highlighted code."""
+    light = HtmlFormatter(style="default").get_style_defs(".hl")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".hl")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+def _href(link: str) -> str | None:
+    if link.startswith("#") or link.startswith("https://"):
+        return link
+    return None
+
+
+def span_html(s: Span) -> str:
+    text = esc(s.text)
+    if s.style == CODE:
+        text = f"<code>{text}</code>"
+    elif s.style == STRONG:
+        text = f"<strong>{text.strip()}</strong>"
+    elif s.style == DIM:
+        text = f'<span class="dim">{text}</span>'
+    title = f' title="{esc(s.full)}"' if s.full and s.full != s.text else ""
+    href = _href(s.link) if s.link else None
+    if href:
+        return f'<a href="{esc(href)}"{title}>{text}</a>'
+    return f"<span{title}>{text}</span>" if title else text
+
+
+def line_html(spans: Line) -> str:
+    return "".join(span_html(s) for s in spans).strip()
+
+
+def details(summary: str, inner: str, *, open_: bool = False, cls: str = "") -> str:
+    flag = ' open="open"' if open_ else ""
+    klass = f' class="{cls}"' if cls else ""
+    return f"<details{klass}{flag}><summary>{esc(summary)}</summary>\n{inner}</details>\n"
+
+
+def item_html(item: Item) -> str:
+    anchor = f' id="{esc(item.anchor)}"' if item.anchor else ""
+    sev = f" sev-{item.severity}" if item.severity else ""
+    out = [f'<li class="item{sev}"{anchor}><div class="head">{line_html(item.line)}</div>']
+    out += [f'<div class="note">{line_html(n)}</div>' for n in item.notes]
+    out += [details(f.summary, code_block(f.body, f.language)) for f in item.folds if f.body]
+    out.append("</li>\n")
+    return "".join(out)
+
+
+def table_html(table: Table, *, cls: str = "") -> str:
+    klass = f' class="{cls}"' if cls else ""
+    head = "".join(f'<th class="{"num" if c.numeric else ""}">{esc(c.name)}</th>' for c in table.columns)
+    rows = []
+    for n, row in enumerate(table.rows):
+        anchor = table.anchors[n] if n < len(table.anchors) else None
+        data = f' data-target="{esc(anchor)}"' if anchor else ""
+        cells = "".join(
+            f'<td class="{"num" if c.numeric else ""}">{line_html(cell)}</td>'
+            for c, cell in zip(table.columns, row)
+        )
+        rows.append(f"<tr{data}>{cells}</tr>")
+    return (
+        f"<table{klass}>\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>\n"
+    )
+
+
+def section_html(s: Section, *, level: int = 2) -> str:
+    sev = f" sev-{s.severity}" if s.severity else ""
+    counts = " ".join(f'data-{esc(k)}="{v}"' for k, v in s.counts.items())
+    out = [f'<section class="findings{sev}" id="s-{esc(s.key)}" data-key="{esc(s.key)}" {counts}>']
+    out.append(f"<h{level}>{esc(s.title)}</h{level}>\n")
+    if s.fields:
+        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in s.fields)
+        out.append(f'<table class="fields"><tbody>{rows}</tbody></table>\n')
+    if s.items:
+        out.append('<ul class="items">\n' + "".join(item_html(i) for i in s.items) + "</ul>\n")
+    if s.table is not None:
+        out.append(f'<div class="scroll">{table_html(s.table)}</div>')
+    out += [f'<p class="note">{line_html(n)}</p>\n' for n in s.notes]
+    out.append("</section>\n")
+    return "".join(out)
+
+
+def overview_html(page: Page) -> str:
+    """The page's overview: its headline, facts and every section, in order."""
+    facts = "".join(f"<li>{line_html(f)}</li>" for f in page.facts)
+    counts = " ".join(f'data-{esc(k)}="{v}"' for k, v in page.counts.items())
+    out = [
+        f'<header class="overview" id="overview" {counts}><h1>{esc(page.title)}</h1>\n',
+        f'<p class="headline">{esc(page.headline)}</p>\n<ul class="facts">{facts}</ul></header>\n',
+    ]
+    out += [section_html(s) for s in page.sections]
+    foot = "".join(f"<p>{line_html(f)}</p>\n" for f in page.footer)
+    out.append(f'<footer class="page-footer">\n{foot}</footer>\n')
+    return "".join(out)
