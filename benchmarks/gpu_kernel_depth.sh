@@ -10,6 +10,13 @@
 # resnet_repro: only the repro step, on $RESNET_REPORT when given
 # probe:    benchmarks/inrun_probe.py: resnet18's kernels alone on the run's own tensors, same process
 # REPRO_METHODS (default all): the repro timing methods; INRUN=0 skips the resnet in-run trace
+# Round 2 (issue 45), STEPS="linemap r2_resnet18" then STEPS="r2_gpt2":
+# linemap:     tests/data/gpu/linemap_model.py captured with SASS (the IR line-map fixture)
+# r2_MODEL:    benchmarks/gpu_models.py --model MODEL (resnet18 | gpt2) training: capture, then
+#              in R2_ORDER (default "bench resources repro"): inspectc bench, gpu_resources.py
+#              (cuobjdump + one ncu run over every Triton kernel), repro_all.py --methods
+#              bracket,flow on the kernels over 10 µs
+# DEADLINE_S (default 540): no phase starts, and none runs, past this many seconds
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -19,10 +26,54 @@ STEPS=${STEPS:-resnet block overhead}
 T0=$SECONDS
 ph() { echo "$(date +%H:%M:%S.%N) +$((SECONDS - T0))s $*" | tee -a "$W/phases.txt"; }
 want() { [[ " $STEPS " == *" $1 "* ]]; }
+DEADLINE_S=${DEADLINE_S:-540}
+left() {  # seconds a phase may run: its own limit, or what is left before the deadline
+  local r=$((DEADLINE_S - (SECONDS - T0) - 15)); [ "$r" -gt "$1" ] && r=$1; [ "$r" -lt 1 ] && r=1; echo "$r"
+}
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu \
   --format=csv -lms 250 >"$W/clocks.csv" 2>&1 &
 CLOCKS=$!
 ph "start $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader) $(ncu --version 2>&1 | tail -1)"
+
+$PY -c 'import torch, triton, transformers, timm; print("torch", torch.__version__, "triton", triton.__version__, "transformers", transformers.__version__, "timm", timm.__version__, torch.cuda.get_device_name())' 2>&1 | tee -a "$W/phases.txt"
+(cuobjdump --version | tail -1; nvdisasm --version | tail -1) 2>&1 | tee -a "$W/phases.txt"
+
+if want linemap; then
+  ph "linemap capture"
+  TORCHINDUCTOR_CACHE_DIR=$W/ind-l TRITON_CACHE_DIR=$W/tri-l INSPECTC_SASS_WAIT_S=30 timeout "$(left 120)" \
+    $PY -m inspectc run -q -o "$W/linemap.inspectc" tests/data/gpu/linemap_model.py >"$W/linemap_run.log" 2>&1 || tail -5 "$W/linemap_run.log"
+  $PY -m inspectc kernels "$W/linemap.inspectc" 2>&1 | head -6 | cut -c1-200
+  for k in $($PY -m inspectc export "$W/linemap.inspectc" 2>/dev/null | $PY -c 'import json,sys; print(" ".join(k["name"] for f in json.load(sys.stdin)["frames"] for k in f["kernels"] if k["language"]=="triton"))'); do
+    $PY -m inspectc ir "$W/linemap.inspectc" "$k" 2>&1 | head -12 | cut -c1-220
+  done
+fi
+
+r2() {  # one model of round 2: capture, bench, bracket repro, resources and ncu
+  local m=$1 R=$W/$1.inspectc
+  export TORCHINDUCTOR_CACHE_DIR=$W/ind-$m TRITON_CACHE_DIR=$W/tri-$m
+  ph "$m capture"
+  INSPECTC_SASS=0 timeout "$(left 240)" $PY -m inspectc run -q -o "$R" benchmarks/gpu_models.py --model "$m" \
+    --device cuda >"$W/${m}_run.log" 2>&1 || tail -5 "$W/${m}_run.log"
+  tail -2 "$W/${m}_run.log"
+  for phase in ${R2_ORDER:-bench resources repro}; do r2_$phase "$m" "$R"; done
+}
+r2_bench() {
+  ph "$1 bench"
+  timeout "$(left 150)" $PY -m inspectc bench "$2" --budget 1 --min-rounds 3 -q --yes >"$W/$1_bench.log" 2>&1 || tail -5 "$W/$1_bench.log"
+}
+r2_repro() {
+  ph "$1 repro"
+  timeout "$(left 240)" $PY benchmarks/repro_all.py "$2" --out "$W/repro_$1" --scripts "/tmp/rs_$1" --methods bracket,flow \
+    --min-us 10 --deadline-s "$(($(left "${REPRO_S:-200}") - 25))" >"$W/repro_$1.log" 2>&1 || tail -5 "$W/repro_$1.log"
+  grep -v '^|' "$W/repro_$1/repro_table.md" | tail -20
+}
+r2_resources() {
+  ph "$1 resources"
+  timeout "$(left 300)" $PY benchmarks/gpu_resources.py "$2" --out "$W/res_$1" --label "$1" \
+    --ncu-timeout "$(($(left 300) - 30))" >"$W/res_$1.log" 2>&1 || tail -5 "$W/res_$1.log"
+  grep -A7 '^Agreement' "$W/res_$1/resources_$1.md"; grep -A3 'within 10 points' "$W/res_$1/resources_$1.md"
+}
+for m in resnet18 gpt2; do want "r2_$m" && r2 "$m"; done
 
 if want probe; then
   ph "probe"
@@ -90,6 +141,6 @@ fi
 
 ph end
 kill $CLOCKS 2>/dev/null
-cd "$W" && tar czf "$OUT/kd.tar.gz" --exclude='ind-*' --exclude='tri-*' --exclude='*.inspectc' . 2>/dev/null
+cd "$W" && tar czf "$OUT/kd.tar.gz" --exclude='ind-*' --exclude='tri-*' --exclude='*.inspectc' --exclude='scripts_*' . 2>/dev/null
 cp "$W"/*.inspectc "$OUT/" 2>/dev/null
 ls -la "$OUT"

@@ -46,6 +46,9 @@ def main() -> int:
     parser.add_argument("--methods", default="all", help="comma-separated timing methods (default all)")
     parser.add_argument("--only", help="only the kernels whose name matches this regular expression")
     parser.add_argument("--table", action="store_true", help="only write the table again from OUT/repro.json")
+    parser.add_argument(
+        "--min-us", type=float, default=0.0, help="only kernels whose in-run median per launch is over this"
+    )
     opts = parser.parse_args()
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -85,6 +88,8 @@ def main() -> int:
             )
         try:
             spec = spec_for(report, k)
+            if (spec.in_run_median_us or 0) <= opts.min_us:
+                continue
             row["launch_source"] = spec.launch.source
             path = scripts / f"r{len(rows):03d}_{k.name[:60]}.py"
             path.write_text(render_script(spec, report_name=Path(opts.report).name, compile_id=k.compile_id))
@@ -113,6 +118,8 @@ def main() -> int:
 
 
 COLUMNS = (  # method, key in the script's figures
+    ("bracket warm", "bracket_warm_us"),
+    ("bracket cold", "bracket_cold_us"),
     ("queued", "queued_us"),
     ("fed", "fed_us"),
     ("warm", "profiler_us"),
@@ -122,16 +129,17 @@ COLUMNS = (  # method, key in the script's figures
     ("cold_noise", "cold_noise_us"),
     ("rotate", "rotate_us"),
     ("flow", "flow_us"),
-    ("tlb_warm", "tlb_warm_us"),
-    ("tlb", "tlb_us"),
     ("do_bench", "do_bench_us"),
 )
 
 
 def table(rows: list[dict]) -> str:
+    for r in rows:  # the bracket's ends as columns
+        if r.get("bracket_us"):
+            r["bracket_warm_us"], r["bracket_cold_us"] = r["bracket_us"]
     heads = " | ".join(f"{m} µs" for m, _ in COLUMNS)
     lines = [
-        f"| kernel | frame | in-run median µs | {heads} | default within 15% | regs | warps | occupancy | grid / block |",
+        f"| kernel | frame | in-run median µs | {heads} | in bracket (ratio) | regs | warps | occupancy | grid / block |",
         "|" + "---|" * (9 + len(COLUMNS) - 1),
     ]
     for r in rows:
@@ -142,7 +150,7 @@ def table(rows: list[dict]) -> str:
         gb = r.get("grid_block") or {}
         lines.append(
             f"| {r['name']} | {r.get('frame')} | {_f(r.get('in_run_median_us'))} | {cells}"
-            f" | {'yes' if within(r, dict(COLUMNS)[DEFAULT_METHOD]) else 'no'} | {r.get('regs')} | {r.get('warps')}"
+            f" | {_inside(r)} | {r.get('regs')} | {r.get('warps')}"
             f" | {r.get('occupancy')} | {gb.get('grid')} / {gb.get('block')} |"
         )
     lines.append("")
@@ -153,7 +161,46 @@ def table(rows: list[dict]) -> str:
         ratios = [r[key] / r["in_run_median_us"] for r in ran if r.get(key) and r.get("in_run_median_us")]
         med = sorted(ratios)[len(ratios) // 2] if ratios else None
         lines.append(f"- {m}: {n} of {len(ran)} within 15% of the in-run median; median ratio {_f(med)}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + [""] + bracket_summary(ran)) + "\n"
+
+
+def bracket_summary(ran: list[dict]) -> list[str]:
+    """How many in-run medians lie inside the bracket (its margin), the kernels outside with
+    their ratio to the nearer end, and whether ``flow`` is nearer the run than ``rotate``."""
+    judged = [r for r in ran if "in_bracket" in r]
+    if not judged:
+        return []
+    inside = sum(bool(r["in_bracket"]) for r in judged)
+    out = [f"**bracket: {inside} of {len(judged)} in-run medians inside** (L2 warm .. L2 cold, 10% margin)"]
+    for r in judged:
+        if not r["in_bracket"]:
+            low, high = r["bracket_us"]
+            out.append(
+                f"- outside: {r['name']} ({r.get('frame')}): in-run {r['in_run_median_us']:.2f} µs,"
+                f" bracket {low:.2f} .. {high:.2f} µs, ratio to the nearer end {r['bracket_ratio']:.2f}"
+            )
+    both = [r for r in judged if r.get("flow_us") and r.get("rotate_us")]
+    if both:
+
+        def gap(r: dict, key: str) -> float:
+            return abs(r[key] / r["in_run_median_us"] - 1.0)
+
+        nearer = sum(gap(r, "flow_us") < gap(r, "rotate_us") for r in both)
+        flow15 = sum(gap(r, "flow_us") <= 0.15 for r in both)
+        rot15 = sum(gap(r, "rotate_us") <= 0.15 for r in both)
+        mean = {k: sum(gap(r, k) for r in both) / len(both) for k in ("flow_us", "rotate_us")}
+        out.append(
+            f"flow vs rotate on {len(both)} kernels: flow nearer the in-run median for {nearer};"
+            f" within 15%: flow {flow15}, rotate {rot15}; mean |ratio - 1|: flow {mean['flow_us']:.3f},"
+            f" rotate {mean['rotate_us']:.3f}"
+        )
+    return out
+
+
+def _inside(r: dict) -> str:
+    if "in_bracket" not in r:
+        return "-"
+    return f"{'yes' if r['in_bracket'] else 'no'} ({r['bracket_ratio']:.2f})"
 
 
 def within(r: dict, key: str, tolerance: float = 0.15) -> bool:

@@ -286,7 +286,7 @@ def test_ir_shows_the_dram_share_and_repro_names_its_default_method(tmp_path: Pa
     script = tmp_path / "k.py"
     run_cli("repro", str(report), name, "-o", str(script), check=True)
     text = script.read_text()
-    assert 'DEFAULT_METHOD = "rotate"' in text and "do_bench" in text and '"flow"' in text
+    assert 'DEFAULT_METHOD = "bracket"' in text and "do_bench" in text and '"flow"' in text
     compile(text, str(script), "exec")  # the script parses (running it needs a GPU)
 
 

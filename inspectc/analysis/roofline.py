@@ -1,13 +1,15 @@
 """% of limit per Triton kernel: one function for ``kernels``, share, the TUI, ``ir`` and the graph.
 
-The method (named in every output): the bytes of the input tensors of the kernel's recorded
-launch (capture's launch record; what Nsight Compute sees it read from DRAM, its outputs stay in
-L2 during the launch) over the isolated time per launch of ``inspectc bench`` (its module profile
-per launch, on CUDA with L2 flushed before each launch so the inputs come from DRAM, else its
-kernel harness), against the device's DRAM peak (ncu's peak; for a device not in
-:data:`DRAM_PEAK_GBPS`, the copy bandwidth ``inspectc bench`` measured). On an H200 this is within
-10 points of ncu's ``dram__throughput`` for 20 of 20 kernels of resnet18 and a transformer block
-training (largest difference 6.6 points; benchmarks/ncu_h200.md, round 7).
+The method (named in every output): the DRAM bytes of the kernel's recorded launch (capture's
+launch record: its input tensors, what Nsight Compute sees it read from DRAM, and, once the
+launch's traffic passes the L2, the written bytes the L2 cannot hold: :func:`dram_bytes`) over
+the isolated time per launch of ``inspectc bench`` (its module profile per launch, on CUDA with L2
+flushed before each launch so the inputs come from DRAM, else its kernel harness), against the
+device's DRAM peak (:data:`PEAKS`, dense rates stated per device; for a device not there, the
+copy bandwidth ``inspectc bench`` measured). On an H200 this is within 10 points of ncu's
+``dram__throughput`` for 20 of 20 kernels of resnet18 (batch 8) and a transformer block training
+(round 7) and for 9 of the 10 longest of resnet18 training at batch 32 x 224, where outputs
+outgrow the L2 (5 of 10 with inputs alone; benchmarks/gpu_r2_h200/README.md).
 
 Fallback, named as such, for a kernel without a launch record (CPU captures, older reports,
 kernels capture did not see launch): Inductor's byte estimate (``kernel_num_gb``, inputs and
@@ -27,15 +29,81 @@ from inspectc.store.bench import L2_FLUSHED, BenchResults
 # ncu's dram__throughput.avg.pct_of_peak_sustained_elapsed is the DRAM bytes of the launch over its
 # time against the DRAM peak (bytes per DRAM cycle x DRAM clock). Measured on an H200
 # (benchmarks/ncu_h200.md): a Triton kernel's DRAM reads are the bytes of its input tensors and its
-# writes stay in L2 (write-back, 0 DRAM bytes during the launch for outputs under the L2 size), so
-# Inductor's byte count (inputs + outputs) over the copy bandwidth overstated ncu's figure 2-3x
-# for write-heavy kernels.
-DRAM_PEAK_GBPS = {  # ncu's peak: dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second
-    "NVIDIA H200": 1504 * 3.193,  # 1504 B/cycle x 3.193 GHz = 4802 GB/s, read on the device
-}
+# writes stay in L2 while they fit (write-back, 0 DRAM bytes during the launch), so Inductor's byte
+# count (inputs + outputs) over the copy bandwidth overstated ncu's figure 2-3x for write-heavy
+# kernels. Past the L2, written lines are evicted during the launch: see :func:`dram_bytes`.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DevicePeaks:
+    """A device's datasheet ceilings: DRAM bandwidth, L2 size, and dense (not sparse) rates."""
+
+    dram_gbps: float
+    l2_bytes: int
+    tensor_tflops: dict[str, float]  # dense tensor-core rate per operand type
+    fp32_tflops: float  # plain FP32 (no tensor cores)
+    source: str
+
+
+_HOPPER_DENSE = {"fp8": 1978.9, "bf16": 989.4, "fp16": 989.4, "tf32": 494.7}  # SXM, dense
+PEAKS = {  # torch.cuda.get_device_name() -> ceilings; what `inspectc bench` records as the device
+    "NVIDIA H200": DevicePeaks(
+        dram_gbps=1504 * 3.193,  # 4802 GB/s: ncu's peak read on the device (datasheet 4.8 TB/s HBM3e)
+        l2_bytes=50 << 20, tensor_tflops=_HOPPER_DENSE, fp32_tflops=66.9,
+        source="H200 SXM: 4.8 TB/s HBM3e (ncu: 1504 B/cycle x 3.193 GHz); tensor rates dense, as H100 SXM",
+    ),
+    "NVIDIA H100 80GB HBM3": DevicePeaks(
+        dram_gbps=3352.0, l2_bytes=50 << 20, tensor_tflops=_HOPPER_DENSE, fp32_tflops=66.9,
+        source="H100 SXM: 3.35 TB/s HBM3; tensor rates dense (datasheet's sparse figures halved)",
+    ),
+    "NVIDIA H100 PCIe": DevicePeaks(
+        dram_gbps=2039.0, l2_bytes=50 << 20, fp32_tflops=51.2,
+        tensor_tflops={"fp8": 1513.0, "bf16": 756.5, "fp16": 756.5, "tf32": 378.0},
+        source="H100 PCIe: 2.0 TB/s HBM2e; tensor rates dense (datasheet's sparse figures halved)",
+    ),
+}  # fmt: skip
+DRAM_PEAK_GBPS = {name: p.dram_gbps for name, p in PEAKS.items()}
+# Of the L2, what holds a launch's written lines before they are evicted to DRAM.
+L2_HOLDS = 1.0
 _ITEMSIZE = {"float64": 8, "int64": 8, "complex64": 8, "float32": 4, "int32": 4, "uint32": 4,
              "float16": 2, "bfloat16": 2, "int16": 2, "int8": 1, "uint8": 1, "bool": 1,
              "float8_e4m3fn": 1, "float8_e5m2": 1}  # fmt: skip
+
+
+def peaks_text(device: str | None) -> str:
+    """One line: the device's ceilings as the roofline uses them, or that they are not known."""
+    p = PEAKS.get(device or "")
+    if p is None:
+        return f"device peaks: not known for {device or 'this device'} (the copy bandwidth is the limit)"
+    tensor = ", ".join(f"{k} {v:,.0f}" for k, v in p.tensor_tflops.items())
+    return (
+        f"device peaks ({device}): DRAM {p.dram_gbps:,.0f} GB/s, L2 {p.l2_bytes >> 20} MiB;"
+        f" tensor TFLOP/s (dense, not sparse) {tensor}; FP32 {p.fp32_tflops:g} [{p.source}]"
+    )
+
+
+class LaunchBytes(int):
+    """The input bytes of a recorded launch (the int every caller passes on to :func:`roofline`)
+    with the bytes it writes (``writes``): one figure through ``kernels``, ``ir``, share, export
+    and the TUI, none of which needs to know the DRAM model's terms."""
+
+    writes: int
+
+    def __new__(cls, reads: int, writes: int = 0) -> LaunchBytes:
+        obj = super().__new__(cls, reads)
+        obj.writes = writes
+        return obj
+
+
+def dram_bytes(reads: int, writes: int, l2_bytes: int | None) -> int:
+    """The DRAM bytes of a launch: its inputs, once, and the part of its output the L2 cannot
+    hold. The L2 keeps written lines until the launch's traffic (R + W) passes its size C; past
+    it the oldest lines go, dirty ones in the share W / (R + W): W (R + W - C) / (R + W)."""
+    total = reads + writes
+    held = int(L2_HOLDS * l2_bytes) if l2_bytes else None
+    if held is None or writes <= 0 or total <= held:
+        return reads
+    return reads + round(writes * (total - held) / total)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,15 +120,12 @@ class DramShare:
         return self.read_bytes / (self.launch_us * 1e-6) / (self.peak_gbps * 1e9)
 
 
-def read_bytes(detail: KernelDetail | None) -> int | None:
-    """Bytes of the input tensors (``in_ptr*``, ``in_out_ptr*``) of the kernel's first recorded
-    launch: what it reads from memory once; None without a recorded launch, or where a recorded
-    shape is no tensor's (a negative size, more bytes than 64 bits count)."""
+def _tensor_bytes(detail: KernelDetail | None, prefixes: tuple[str, ...]) -> int | None:
     if detail is None or not detail.launches:
         return None
     total, seen = 0, False
     for a in detail.launches[0].args:
-        if a.kind != "tensor" or not (a.name or "").startswith(("in_ptr", "in_out_ptr")):
+        if a.kind != "tensor" or not (a.name or "").startswith(prefixes):
             continue
         seen = True
         numel = 1
@@ -72,14 +137,28 @@ def read_bytes(detail: KernelDetail | None) -> int | None:
     return total if seen and total < MAX_COUNT else None
 
 
+def read_bytes(detail: KernelDetail | None) -> LaunchBytes | None:
+    """Bytes of the input tensors (``in_ptr*``, ``in_out_ptr*``) of the kernel's first recorded
+    launch, what it reads from memory once, carrying its written bytes (:func:`write_bytes`);
+    None without a recorded launch, or where a recorded shape is no tensor's (a negative size,
+    more bytes than 64 bits count)."""
+    reads = _tensor_bytes(detail, ("in_ptr", "in_out_ptr"))
+    return None if reads is None else LaunchBytes(reads, write_bytes(detail) or 0)
+
+
+def write_bytes(detail: KernelDetail | None) -> int | None:
+    """Bytes of the tensors the first recorded launch writes (``out_ptr*``, ``in_out_ptr*``)."""
+    return _tensor_bytes(detail, ("out_ptr", "in_out_ptr"))
+
+
 NOT_RECORDED = "not recorded"  # no launch record and no Inductor byte count (--kernel-harness)
 NOT_MEASURED = "not measured"  # no isolated time or no limit (run inspectc bench on CUDA)
 
 DRAM_MODEL = "DRAM model"  # input bytes of the recorded launch, ncu's basis
 FALLBACK = "fallback"  # Inductor's bytes (inputs + outputs) vs the copy bandwidth: no launch record
 METHODS = {
-    DRAM_MODEL: "input bytes of the recorded launch / isolated time per launch, against the DRAM peak"
-    " (ncu's basis: outputs stay in L2 during the launch)",
+    DRAM_MODEL: "input bytes of the recorded launch, and the written bytes the L2 cannot hold,"
+    " / isolated time per launch, against the DRAM peak (ncu's basis: outputs stay in L2 while they fit)",
     FALLBACK: "no launch record: Inductor's bytes (inputs + outputs) / isolated time per launch,"
     " against the measured copy bandwidth (overstates ncu up to 3x for write-heavy kernels)",
 }
@@ -97,6 +176,7 @@ class Roofline:
     basis: str | None = None  # which measured time
     method: str = FALLBACK  # DRAM_MODEL or FALLBACK
     inductor_gb: float | None = None  # Inductor's estimate (inputs + outputs), a secondary figure
+    written_gb: float | None = None  # DRAM model: of gb, the written bytes the L2 could not hold
     status: str = NOT_MEASURED  # "ok" or why there is no fraction
 
     @property
@@ -149,8 +229,8 @@ def isolated_launch_us(kernel: Kernel, bench: BenchResults) -> tuple[float | Non
 def roofline(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> Roofline | None:
     """The kernel's % of limit (see the module's docstring); None for kernels that are not Triton.
 
-    *reads*: the input bytes of its recorded launch (:func:`read_bytes`, :func:`launch_reads`);
-    None takes the named fallback."""
+    *reads*: the input bytes of its recorded launch (:func:`read_bytes`, :func:`launch_reads`),
+    with its written bytes where it is a :class:`LaunchBytes`; None takes the named fallback."""
     if kernel.language != "triton":
         return None
     inductor_gb, flop = kernel_bytes(kernel)
@@ -161,15 +241,22 @@ def roofline(kernel: Kernel, bench: BenchResults, reads: int | None = None) -> R
         f"copy bandwidth ({run.bandwidth_method})" if run and run.bandwidth_method else "copy bandwidth"
     )
     gb: float | None
+    written_gb = None
     if reads is not None:
-        peak = DRAM_PEAK_GBPS.get(run.device or "") if run else None
-        method, gb = DRAM_MODEL, reads / 1e9
-        limit, limit_name = (peak, "DRAM peak") if peak else (copy, f"{copy_name}: DRAM peak not known")
+        peaks = PEAKS.get(run.device or "") if run else None
+        writes = getattr(reads, "writes", 0)
+        dram = dram_bytes(int(reads), writes, peaks.l2_bytes if peaks else None)
+        method, gb, written_gb = DRAM_MODEL, dram / 1e9, (dram - int(reads)) / 1e9
+        limit, limit_name = (
+            (peaks.dram_gbps, "DRAM peak") if peaks else (copy, f"{copy_name}: DRAM peak not known")
+        )
     else:
         method, gb, limit, limit_name = FALLBACK, inductor_gb, copy, copy_name
     if gb is None:
         return Roofline(flop=flop, method=method, status=NOT_RECORDED)
-    common = dict(gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, limit=limit_name)
+    common = dict(
+        gb=gb, flop=flop, launch_us=launch_us, limit_gbps=limit, limit=limit_name, written_gb=written_gb
+    )
     if not launch_us or not limit:
         return Roofline(**common, basis=basis, method=method, inductor_gb=inductor_gb)  # type: ignore[arg-type]
     return Roofline(
@@ -187,7 +274,7 @@ def launch_reads(report: object, kernels: list[Kernel]) -> dict[int, int]:
 
     *report*: anything with ``kernel_detail(kernel)`` (a Report, the TUI's data)."""
     detail_of = getattr(report, "kernel_detail", None)
-    out: dict[int, int] = {}
+    out: dict[int, int] = {}  # LaunchBytes: ints that carry their written bytes
     if detail_of is None:
         return out
     for k in kernels:
@@ -234,11 +321,9 @@ def detail_text(r: Roofline | None) -> str:
     head = f"% of limit ({r.method}): "
     if r.fraction is None:
         return head + r.status + (f" ({METHODS[r.method]})" if r.status == NOT_MEASURED else "")
-    extra = (
-        f"; Inductor's estimate {r.inductor_gb * 1e3:,.2f} MB"
-        if r.method == DRAM_MODEL and r.inductor_gb
-        else ""
-    )
+    extra = f"; of it written back past the L2 {r.written_gb * 1e3:,.2f} MB" if r.written_gb else ""
+    if r.method == DRAM_MODEL and r.inductor_gb:
+        extra += f"; Inductor's estimate {r.inductor_gb * 1e3:,.2f} MB"
     return (
         head + f"{limit_text(r)} of the {r.limit} {r.limit_gbps:,.0f} GB/s: {(r.gb or 0) * 1e3:,.2f} MB"
         f" per launch in {r.launch_us:.2f} µs ({r.basis}) = {r.gbps:,.0f} GB/s{extra} [{METHODS[r.method]}]"

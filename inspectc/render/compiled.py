@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from inspectc.model import Kernel
 from inspectc.model.irmap import STAGES
-from inspectc.model.kernel_detail import ArgRecord, CpuBuild, KernelDetail, grid_of, occupancy
+from inspectc.model.kernel_detail import (
+    ArgRecord,
+    CpuBuild,
+    KernelDetail,
+    achieved_estimate,
+    grid_of,
+    occupancy,
+)
 from inspectc.trace.payloads.output_code import cpp_arg_types
 
 
@@ -24,6 +31,13 @@ def detail_lines(detail: KernelDetail) -> list[str]:
             f"occupancy (estimate): {occ.blocks_per_sm} blocks/SM, {occ.warps_per_sm} warps/SM"
             f" = {occ.fraction:.0%} of the SM's warps, limited by {occ.limited_by}"
         )
+        grid = grid_of(detail, detail.launches[0]) if detail.launches else None
+        achieved = achieved_estimate(detail, occ, grid)
+        if achieved is not None and grid is not None:
+            out.append(
+                f"achieved occupancy (estimate from the first launch's grid {grid}): {achieved:.0%}"
+                " (a grid short of one wave leaves SMs part-filled; several waves drain at the end)"
+            )
     for i, launch in enumerate(detail.launches):
         grid = grid_of(detail, launch)
         args = ", ".join(_arg_text(a) for a in launch.args)

@@ -7,9 +7,10 @@ of the recorded shape, dtype and stride; integer tensors zeros, so indices stay 
 launches the kernel once to check it runs, then times it:
 
 - Triton: CUPTI device time under ``torch.profiler`` (the method capture's in-run times use),
-  median of 100 launches, in the state ``--method`` names (default :data:`DEFAULT_METHOD`:
-  each launch on the next of N fresh copies of its tensors, other kernels run between launches,
-  as in the user's loop); ``do_bench`` as an option;
+  median of 100 launches, in the state ``--method`` names; by default (:data:`DEFAULT_METHOD`)
+  the bracket: L2 warm (inputs just touched) to L2 cold (L2 flushed before each launch, or
+  fresh copies of its tensors), and whether the in-run median lies inside; ``do_bench`` as an
+  option;
 - C++: the kernel built by Inductor's own ``CppPythonBindingsCodeCache`` from the recorded
   source, timed by a timer loop and, like capture, by its record-function range under
   ``torch.profiler``.
@@ -33,10 +34,10 @@ from inspectc.render.repro_template import TEMPLATE
 from inspectc.store.reader import Report
 from inspectc.trace.payloads.output_code import cpp_arg_types, kernel_device
 
-# How the script times a Triton kernel unless told otherwise (``--method``): the one that
-# matched the in-run medians best on the H200 (benchmarks/repro_resnet18_h200.md, round 7:
-# 28 of resnet18's 47 kernels with the most in-run time within 15%, median ratio 1.00; mixed 24, 0.87).
-DEFAULT_METHOD = "rotate"
+# How the script times a Triton kernel unless told otherwise (``--method``): the bracket, L2 warm
+# to L2 cold. One isolated launch cannot have the run's L2 state (what the kernels before it left
+# there decides it: benchmarks/repro_resnet18_h200.md), so the script says the range instead.
+DEFAULT_METHOD = "bracket"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

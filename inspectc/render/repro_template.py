@@ -71,7 +71,13 @@ def load_cpp():
 
 SLEEP_CYCLES = 3_000_000  # torch.cuda._sleep: ~1.5 ms of GPU spin, the launches queue behind it
 BATCH = 25  # launches queued behind one spin
-METHODS = ("queued", "fed", "warm", "cold", "mixed", "mixed_cold", "cold_noise", "rotate", "flow", "tlb_warm", "tlb", "do_bench")
+METHODS = ("bracket", "queued", "fed", "warm", "cold", "mixed", "mixed_cold", "cold_noise", "rotate", "flow", "do_bench")
+# The bracket: the fastest of the L2-warm conditions and the slowest of the L2-cold ones. The run
+# leaves a kernel's inputs partly in L2 (what the kernels just before wrote) and partly not, so
+# its in-run time lies between them; MARGIN on each side.
+WARM_SIDE = ("warm", "fed")
+COLD_SIDE = ("cold", "rotate")
+MARGIN = 0.10
 DEFAULT_METHOD = "@DEFAULT@"
 METHOD_TEXT = {
     "queued": "device time under torch.profiler (CUPTI), launches queued back to back behind a GPU spin: no idle GPU before a launch, inputs L2-warm",
@@ -83,10 +89,12 @@ METHOD_TEXT = {
     "cold_noise": "as mixed_cold, the 256 MiB overwritten with changing random data instead of zeros (L2 cold, its lines dirty and incompressible)",
     "rotate": "as mixed, each launch on the next of N fresh copies of its tensors (N x their bytes >= 256 MiB): its inputs and outputs untouched since N launches, no flush's dirty lines in L2",
     "flow": "as rotate, and the arguments that the two device operations before this kernel in the run's call() name (its producers' outputs) rewritten right before each launch: L2-hot where the run left them hot, cold elsewhere",
-    "tlb_warm": "as mixed, and one word read in each 2 MiB page of a large buffer before each launch (the GPU's address translations of the kernel's tensors evicted, as a model's other buffers evict them)",
-    "tlb": "as tlb_warm, and 256 MiB overwritten before each launch (L2 cold): everything cold",
     "do_bench": "triton.testing.do_bench median (CUDA events around each launch: launch overhead included, L2 flushed)",
+    "bracket": "the range of the in-run time: L2 warm (warm, fed: inputs just touched) to L2 cold (cold: L2 flushed before each launch; rotate: fresh copies of its tensors), device time under torch.profiler (CUPTI)",
 }
+KEYS = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
+        "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "cold_noise": "cold_noise_us", "rotate": "rotate_us",
+        "flow": "flow_us", "do_bench": "do_bench_us"}
 
 
 def device_times(prof):
@@ -166,6 +174,8 @@ def measure(reps=100, once=False, methods=None):
         methods = (DEFAULT_METHOD,)
     elif methods == "all":
         methods = METHODS
+    if "bracket" in methods:  # its conditions, timed like the others
+        methods = tuple(dict.fromkeys(tuple(methods) + WARM_SIDE + COLD_SIDE))
     if SPEC["language"] == "triton":
         kernel = load_triton()
         stream = torch.cuda.current_stream().cuda_stream
@@ -224,26 +234,6 @@ def measure(reps=100, once=False, methods=None):
         if "flow" in methods:
             out["flow_us"], _ = rotating_us(kernel, stream, args, gen, reps, sync, hot=SPEC.get("hot"))
             out["flow_hot"] = [a.get("name") for a, h in zip(SPEC["args"], SPEC.get("hot") or ()) if h]
-        if "tlb" in methods or "tlb_warm" in methods:
-            others, walk = other_kernels(), page_walk()
-            if "tlb_warm" in methods:
-
-                def warm_walk():
-                    others()
-                    walk()
-
-                out["tlb_warm_us"], _ = profiled_us(call, reps, sync, flush=warm_walk)
-            if "tlb" in methods:
-                scratch = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
-
-                def cold_walk():
-                    others()
-                    scratch.zero_()
-                    walk()
-
-                out["tlb_us"], _ = profiled_us(call, reps, sync, flush=cold_walk)
-                del scratch
-            del walk
         if "queued" in methods:
             out["queued_us"], out["queued_n"], out["queued_gap_us"] = queued_us(call, reps, sync)
         if "fed" in methods:
@@ -286,16 +276,50 @@ def measure(reps=100, once=False, methods=None):
                 out["note"] = note
     if SPEC["language"] == "triton":
         chosen = DEFAULT_METHOD if DEFAULT_METHOD in methods else methods[0]
-        key = {"queued": "queued_us", "fed": "fed_us", "warm": "profiler_us", "cold": "profiler_cold_us",
-               "mixed": "mixed_us", "mixed_cold": "mixed_cold_us", "cold_noise": "cold_noise_us", "rotate": "rotate_us", "flow": "flow_us",
-               "tlb_warm": "tlb_warm_us", "tlb": "tlb_us",
-               "do_bench": "do_bench_us"}[chosen]
+        if "bracket" in methods:
+            out.update(bracket(out, SPEC["in_run_median_us"]))
+        # the bracket's one figure: its cold end (clean, as rotate; the in-run time of most kernels)
+        key = KEYS["rotate" if chosen == "bracket" else chosen]
         out["method"] = chosen + ": " + METHOD_TEXT[chosen]
         out["repro_us"] = out.get(key)
     best = out.get("repro_us")
     if best and SPEC["in_run_median_us"]:
         out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
     return out
+
+
+def bracket(out, in_run):
+    """The L2-warm and L2-cold ends of the in-run time (WARM_SIDE's fastest, COLD_SIDE's
+    slowest), whether *in_run* lies between them with MARGIN, and its ratio to the nearer end."""
+    warm = [(out[KEYS[m]], m) for m in WARM_SIDE if out.get(KEYS[m])]
+    cold = [(out[KEYS[m]], m) for m in COLD_SIDE if out.get(KEYS[m])]
+    if not warm or not cold:
+        return {"bracket_us": None}
+    (low, low_by), (high, high_by) = min(warm), max(cold)
+    low, high = min(low, high), max(low, high)
+    found = {"bracket_us": [low, high], "bracket_by": [low_by, high_by]}
+    if in_run:
+        inside = (1 - MARGIN) * low <= in_run <= (1 + MARGIN) * high
+        edge = low if in_run < low else (high if in_run > high else None)
+        found["in_bracket"] = inside
+        found["bracket_ratio"] = 1.0 if edge is None else round(in_run / edge, 3)
+    return found
+
+
+def bracket_line(out):
+    """One line: the bracket, what gives each end, and where the in-run median lies."""
+    if not out.get("bracket_us"):
+        return None
+    (low, high), (low_by, high_by) = out["bracket_us"], out["bracket_by"]
+    line = (f"bracket: {low:.2f} us (L2 warm, {low_by}) .. {high:.2f} us (L2 cold, {high_by}); "
+            f"L2 warm = inputs just touched (by the previous launch, or rewritten right before); "
+            f"L2 cold = L2 flushed before each launch, or each launch on fresh copies of its tensors")
+    run = SPEC["in_run_median_us"]
+    if run and "in_bracket" in out:
+        where = "inside" if out["in_bracket"] else "outside"
+        line += (f"; in-run median {run:.2f} us: {where} (margin {MARGIN:.0%}, ratio to the nearer "
+                 f"end {out['bracket_ratio']:.2f})")
+    return line
 
 
 def fresh_pages(fn, args, written):
@@ -372,21 +396,6 @@ def other_kernels():
     return run
 
 
-def page_walk():
-    """One word read in each 2 MiB page of a buffer of up to 8 GiB (a quarter of the free
-    memory at most): evicts the GPU's address translations (TLB) of the kernel's tensors."""
-    free, _total = torch.cuda.mem_get_info()
-    words = min(8 << 30, free // 4) // 4
-    big = torch.zeros(words, dtype=torch.int32, device="cuda")
-    index = torch.arange(0, words, (2 << 20) // 4, device="cuda")
-
-    def run():
-        torch.index_select(big, 0, index)
-
-    run.big = big  # kept alive with the function
-    return run
-
-
 def grid_block(call, sync):
     """The grid and block of one launch, from the profiler's trace (to set beside the run's)."""
     from torch.profiler import ProfilerActivity, profile
@@ -425,6 +434,8 @@ def main():
     else:
         for key, value in out.items():
             print(f"{key}: {value}")
+        if bracket_line(out):
+            print(bracket_line(out))
 
 
 if __name__ == "__main__":
