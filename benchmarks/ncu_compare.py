@@ -9,7 +9,7 @@ Picks the N kernels of the frame with the most in-run time, at least N/3 of them
 in one process under ``ncu --clock-control none`` twice: caches flushed before each profiled
 launch (ncu's default) and not (``--cache-control none``). Writes DIR/ncu_LABEL.json (every
 figure) and DIR/ncu_LABEL.md (the table). No inspectc figure is changed here: inspectc's side is
-``readers.roofline.roofline`` of the report as ``inspectc kernels`` shows it.
+``analysis.roofline.roofline`` of the report as ``inspectc kernels`` shows it.
 """
 
 from __future__ import annotations

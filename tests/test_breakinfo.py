@@ -1,4 +1,4 @@
-"""readers.breaks, readers.trie, readers.options: pointing at the fix from what a report
+"""analysis.breaks, analysis.trie, render.options: pointing at the fix from what a report
 holds (real torch 2.13 texts in tests/data/resume, the golden graph_breaks report)."""
 
 from __future__ import annotations

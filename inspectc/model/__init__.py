@@ -262,7 +262,7 @@ class ConfigValue:
 
 
 # A frame's identity in one report: its compile id, with its rank. Frames matched across ranks or
-# runs have keys of their own (readers.ranks.RankMatch, readers.diff.RunMatch).
+# runs have keys of their own (analysis.ranks.RankMatch, analysis.diff.RunMatch).
 FrameKey = CompileId  # carries the rank
 
 # Capture's default timing window: per compiled frame, skip 1 call, then time 10.

@@ -1,6 +1,6 @@
 """The typed extras of a frame: autotuning, CUDA graphs, symbolic shapes. Stdlib only.
 
-Part of the report model (``model.py`` re-exports every class here; ``Frame`` holds them).
+Part of the report model (``inspectc.model`` re-exports every class here; ``Frame`` holds them).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Measured times in the report model: a kernel's time per call, how a frame was timed.
 
-Stdlib only; re-exported by ``model.py``. The noise rule is in ``stats.py``.
+Stdlib only; re-exported by ``inspectc.model``. The noise rule is in ``stats.py``.
 """
 
 from __future__ import annotations

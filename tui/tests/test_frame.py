@@ -156,7 +156,7 @@ async def test_kernels_show_isolated_figures_and_roofline_of_a_benched_report() 
         triton = [cells for kernel, cells in rows if kernel.language == "triton"]
         assert triton and all(cells[3].rstrip("*").endswith("%") for cells in triton)  # % limit
         assert all(cells[3].startswith("~") for cells in triton)  # the fallback, marked
-        # isolated: bare numbers in the one unit its header names (readers.timefmt's unit rule)
+        # isolated: bare numbers in the one unit its header names (render.timefmt's unit rule)
         assert all(cells[2].replace(",", "").replace(".", "").isdigit() for _, cells in rows)
         kernel = next(k for k, _ in rows if k.language == "triton")
         await screen.show_kernel(kernel.id)

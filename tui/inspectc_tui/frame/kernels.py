@@ -61,7 +61,7 @@ class KernelTable(VirtualTable):
         reads = reads or {}
         roofs = {k.id: roofline(k, bench, reads.get(k.id)) for k in kernels}
         self.reset()
-        # one unit per time column, from the column's values (readers.timefmt)
+        # one unit per time column, from the column's values (render.timefmt)
         tot = column_unit(k.time.total_us if k.time else None for k in kernels)
         med = column_unit(typical(k.time) for k in kernels)
         iso = column_unit(_isolated_us(bench, k) for k in kernels)
