@@ -10,7 +10,8 @@ from pathlib import Path
 from inspectc.cli.output import check_output, shown, write_output
 
 _OUR_PAGE = re.compile(
-    rb"<!DOCTYPE html>\s*<html lang=\"en\">\s*<head>\s*<meta charset=\"utf-8\">\s*<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"
+    rb"<!DOCTYPE html>\s*<html lang=\"en\">\s*<head>\s*<meta charset=\"utf-8\"\s*/?>\s*"
+    rb"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"
 )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from inspectc.analysis.remedies import by_break
 from inspectc.analysis.resume import bytecode, shown_function
-from inspectc.model import Frame, Kernel
+from inspectc.model import Frame, Kernel, fxgraph
 from inspectc.render.html import sections as html_sections
 from inspectc.render.html.assets import SCRIPT, STYLE, policy
 from inspectc.render.html.sections import esc
@@ -70,7 +70,8 @@ def render_document(report: Report, page: Page, options: Options | None = None) 
         _frame_article(report, f, frames, by_frame.get(f.compile_id, []), anchors, fixes, pictures)
         for f in frames
     ]
-    kernel_parts = [_kernel_article(report, k, anchors, options.report_name) for k in kernels]
+    lines = _NodeLines(report)
+    kernel_parts = [_kernel_article(report, k, anchors, options.report_name, lines) for k in kernels]
     body = [
         _toolbar(options),
         '<section id="overview-all">',
@@ -211,11 +212,33 @@ def _frame_article(
     )
 
 
-def _kernel_article(report: Report, k: Kernel, anchors: KernelAnchors, report_name: str) -> str:
+class _NodeLines:
+    """Where each FX node of a frame's post-grad graph is defined: a kernel's fused node links there."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self._lines: dict[tuple[object, str], dict[str, int]] = {}
+
+    def link(self, k: Kernel) -> Callable[[str], str | None]:
+        kind = "post_grad_backward" if k.graph_kind.endswith("_backward") else "post_grad"
+        key = (k.compile_id, kind)
+        if key not in self._lines:
+            text = self.report.graph(k.compile_id, kind, k.rank)
+            graph = fxgraph.parse(text) if text else None
+            self._lines[key] = {n.name: n.text_line + 1 for n in graph.nodes} if graph else {}
+        found = self._lines[key]
+        frame = self.report.frame(k.compile_id, k.rank)
+        prefix = frame_sections.graph_anchor(frame, kind) if frame is not None else None
+        return lambda name: f"#{prefix}-{found[name]}" if prefix and name in found else None
+
+
+def _kernel_article(
+    report: Report, k: Kernel, anchors: KernelAnchors, report_name: str, lines: _NodeLines
+) -> str:
     detail = report.kernel_detail(k) if k.language == "triton" else None
     found = [
         kernel_sections.facts(k, report.run, report.bench, detail),
-        kernel_sections.origins(k, report.run),
+        kernel_sections.origins(k, report.run, lines.link(k)),
         kernel_sections.compiled(k, detail, report.cpu_build() if k.language == "cpp" else None),
         kernel_sections.source(k, report.kernel_source(k) if k.language != "extern" else None, report_name),
     ]

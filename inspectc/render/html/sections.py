@@ -24,12 +24,16 @@ def esc(text: object) -> str:
     return escape(printable(str(text) if text is not None else "", keep="\n\t"), quote=True)
 
 
-def code_block(text: str, language: str = "text") -> str:
-    """Highlighted source (Pygments, CSS classes: the page's stylesheet colours them)."""
+def code_block(text: str, language: str = "text", anchor: str | None = None) -> str:
+    """Highlighted source (Pygments, CSS classes: the page's stylesheet colours them); with
+    *anchor*, line N carries the id ``anchor-N``."""
     lexer = {"python": PythonLexer, "cpp": CppLexer}.get(language, TextLexer)(stripnl=False)
     body = printable(text, keep="\n\t")
     if len(body) > CODE_CAP:
         body = body[:CODE_CAP] + f"\n… ({len(body) - CODE_CAP:,} more characters in the report)"
+    if anchor:
+        formatter = HtmlFormatter(cssclass="hl", wrapcode=True, lineanchors=anchor, anchorlinenos=False)
+        return highlight(body, lexer, formatter)
     return highlight(body, lexer, _FORMATTER)
 
 
@@ -76,7 +80,7 @@ def item_html(item: Item) -> str:
     sev = f" sev-{item.severity}" if item.severity else ""
     out = [f'<li class="item{sev}"{anchor}><div class="head">{line_html(item.line)}</div>']
     out += [f'<div class="note">{line_html(n)}</div>' for n in item.notes]
-    out += [details(f.summary, code_block(f.body, f.language)) for f in item.folds if f.body]
+    out += [details(f.summary, code_block(f.body, f.language, f.anchor)) for f in item.folds if f.body]
     out.append("</li>\n")
     return "".join(out)
 

@@ -52,6 +52,7 @@ class Fold:
     summary: str
     body: str
     language: str = "text"  # text | python | cpp
+    anchor: str | None = None  # each line N of the body is anchor-N (HTML): links to a line
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,6 +268,11 @@ def guards(frame: Frame, run: Run) -> Section | None:
     )
 
 
+def graph_anchor(frame: Frame, kind: str) -> str:
+    """The id prefix of an FX graph's lines in the page: ``frame-0-1-g-post_grad`` (line N: ``-N``)."""
+    return f"{frame_anchor(frame.compile_id)}-g-{kind}"
+
+
 def graphs(frame: Frame, run: Run, text: GraphText) -> Section:
     kinds = [k for k in frame.graph_kinds if k not in ("guards",)]
     items = []
@@ -279,7 +284,7 @@ def graphs(frame: Frame, run: Run, text: GraphText) -> Section:
         items.append(
             Item(
                 line(Span(title, STRONG), f"  ({plural(body.count(chr(10)) + 1, 'line')})"),
-                folds=(Fold(title, body, "python"),),
+                folds=(Fold(title, body, "python", graph_anchor(frame, kind)),),
             )
         )
     if not items:

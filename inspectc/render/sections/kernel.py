@@ -6,6 +6,7 @@ command that reproduces it alone. The HTML page renders these for every kernel."
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 from inspectc.analysis.roofline import METHODS, limit_text, read_bytes, roofline
 from inspectc.analysis.text import location as short_location
@@ -65,10 +66,12 @@ def facts(k: Kernel, run: Run, bench: BenchResults, detail: KernelDetail | None)
     return Section(key="kernel", title=f"Kernel {k.name}", fields=tuple(rows))
 
 
-def origins(k: Kernel, run: Run) -> Section | None:
-    """The FX nodes the kernel fused, and the user line each came from."""
+def origins(k: Kernel, run: Run, node_link: Callable[[str], str | None] | None = None) -> Section | None:
+    """The FX nodes the kernel fused (each a link to its line in the post-grad graph when
+    *node_link* knows it), and the user line each came from."""
     if not k.fused_nodes and not k.origins:
         return None
+    link = node_link or (lambda _name: None)
     items = []
     for o in k.origins[:MAX_ORIGINS]:
         where = (
@@ -76,13 +79,21 @@ def origins(k: Kernel, run: Run) -> Section | None:
             if o.filename
             else "user line not recorded"
         )
-        items.append(Item(line(Span(o.op, CODE), "  ← ", where, f"  ({o.module})" if o.module else None)))
+        items.append(
+            Item(
+                line(
+                    Span(o.op, CODE, link=link(o.op)), "  ← ", where, f"  ({o.module})" if o.module else None
+                )
+            )
+        )
     notes = []
     if k.fused_nodes:
-        shown = ", ".join(k.fused_nodes[:MAX_NODES]) + (
-            f", … (+{len(k.fused_nodes) - MAX_NODES})" if len(k.fused_nodes) > MAX_NODES else ""
-        )
-        notes.append(line("fused nodes: ", Span(shown, CODE)))
+        spans: list[Span | str] = ["fused nodes: "]
+        for n, name in enumerate(k.fused_nodes[:MAX_NODES]):
+            spans += [", " if n else "", Span(name, CODE, link=link(name))]
+        if len(k.fused_nodes) > MAX_NODES:
+            spans.append(f", … (+{len(k.fused_nodes) - MAX_NODES})")
+        notes.append(line(*spans))
     if len(k.origins) > MAX_ORIGINS:
         notes.append(line(f"… {len(k.origins) - MAX_ORIGINS} more origins"))
     return Section(
