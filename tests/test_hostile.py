@@ -1043,7 +1043,7 @@ def test_share_check_finds_what_looks_private(tmp_path: Path) -> None:
     assert check.returncode == 1, check.stdout + check.stderr
     for kind in (
         "not redacted",
-        "token in report.inspectc (meta run)",
+        "token (inspectc) in report.inspectc: meta run value",
         "payload checksum",
         "user name",
         "host",

@@ -17,6 +17,7 @@ from conftest import SAMPLES, run_cli
 
 from inspectc.errors import UsageError
 from inspectc.model import secrets as run_secrets
+from inspectc.share.check import check_bundle
 from inspectc.share.redact import Redactor
 from inspectc.share.rules import RULES, load_rules
 
@@ -197,7 +198,7 @@ def test_user_rules_file_redacts_and_checks(shared: Shared, tmp_path: Path) -> N
     plain = tmp_path / "plain"
     shutil.copytree(shared.out, plain)
     check = run_cli("share", "--check", str(plain / "secrets.share.zip"), "--redact-rules", str(rules))
-    assert check.returncode == 1 and "project in" in check.stdout, check.stdout
+    assert check.returncode == 1 and "project (inspectc) in" in check.stdout, check.stdout
 
 
 # -- the table itself: no capture -------------------------------------------------------------

@@ -66,7 +66,10 @@ class Verdict:
 def place(match: re.Match[str]) -> str:
     """Where a finding is, never what: ``--check`` runs in public CI logs, and a value's first
     characters and length narrow a short password down to a guess."""
-    return f"at character {match.start():,}"
+    line = match.string.count("\n", 0, match.start())
+    if not line:
+        return f"at character {match.start():,}"
+    return f"line {line + 1:,}, character {match.start() - match.string.rfind(chr(10), 0, match.start()):,}"
 
 
 def check_path(

@@ -152,7 +152,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "unc host",
-        r"(?P<keep>(?<![\\\w])(?:\\\\){1,4})(?!<)[A-Za-z0-9][\w.$-]{0,254}(?=\\)",
+        # the path starts the text or follows a blank, a quote or an opening bracket (a repr in
+        # JSON doubles every separator too: `\\\\<host>\\\\share` is no UNC start at `share`)
+        r"(?P<keep>(?<![^\s'\"(\[,=:])(?:\\\\){1,4})(?!<)[A-Za-z0-9][\w.$-]{0,254}(?=\\)",
         "<host>",
         "the host of UNC paths (\\\\HOST\\share)",
     ),

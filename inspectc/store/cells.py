@@ -8,11 +8,11 @@ verified and read-only, one bounded query at a time (:mod:`.untrusted`).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-import os
 from pathlib import Path
 
 from inspectc.errors import ReportError
