@@ -238,9 +238,11 @@ RULES: tuple[Rule, ...] = (
     Rule("cache user", rf"(?<=torchinductor_){NAME}", "<user>", "user names in Inductor cache folders"),
     Rule(
         "content hash",
-        r"(?<![A-Za-z0-9])(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])(?:[0-9a-f]{32,}|[0-9a-z]{50,})(?![A-Za-z0-9])",
+        r"(?<![A-Za-z0-9])(?:(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])(?:[0-9a-f]{32,}|[0-9a-z]{50,})"
+        # upper case: Triton's backend_hash (sha256 hex), its cache folders (base32)
+        r"|(?=[0-9A-Z]*[0-9])(?=[0-9A-Z]*[A-Z])(?:[0-9A-F]{32,}|[2-7A-Z]{52}))(?![A-Za-z0-9])",
         "<hash>",
-        "content hashes (md5/sha hex, Inductor cache names)",
+        "content hashes (md5/sha hex, Inductor and Triton cache names)",
     ),
 )
 
