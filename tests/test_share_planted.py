@@ -24,6 +24,9 @@ import planted
 import pytest
 from conftest import run_cli
 
+# one capture and one share --html for the module: minutes on a loaded two-core machine
+pytestmark = pytest.mark.timeout(900)
+
 
 def forms(value: str) -> set[bytes]:
     """*value* as a file may hold it: raw, in a repr, JSON-escaped, both, and HTML-escaped."""
