@@ -49,3 +49,7 @@ class ReproError(InspectcError):
 
 class ReportBusy(InspectcError):
     """Another live ``inspectc run`` is writing the report named by ``-o``."""
+
+
+class SecretsFlagged(InspectcError):
+    """``share``'s independent detector (detect-secrets) flags what it was about to write."""

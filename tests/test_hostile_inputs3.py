@@ -21,7 +21,7 @@ import pytest
 from conftest import run_cli
 from test_hostile_inputs2 import BIG_GOLDEN, GOLDEN, log_of, one_clear_line
 
-from inspectc.render.share.redact import Redactor
+from inspectc.share.redact import Redactor
 
 LOCAL, CENTRAL = b"PK\x03\x04", b"PK\x01\x02"
 

@@ -23,7 +23,7 @@ import inspectc
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "samples" / "reports" / "graph_breaks.inspectc"
-TORCH_FREE = ("model", "store", "trace", "analysis", "render", "cli")
+TORCH_FREE = ("model", "store", "trace", "analysis", "render", "share", "cli")
 # Capture modules a machine without torch runs too: `inspectc import` reads others' logs there;
 # the SASS worker is plain subprocesses.
 TORCH_FREE_CAPTURE = ("inspectc.capture.importer", "inspectc.capture.sass")

@@ -36,9 +36,9 @@ from inspectc.model import (
     StackFrame,
 )
 from inspectc.render.export import export_report
-from inspectc.render.share.found import redactor_for
 from inspectc.render.share.markdown import GITHUB_LIMIT
-from inspectc.render.share.redact import LEFT_OUT, Redactor
+from inspectc.share.found import redactor_for
+from inspectc.share.redact import LEFT_OUT, Redactor
 from inspectc.store.factory import ReportFactory
 from inspectc.store.open import open_report
 

@@ -22,7 +22,7 @@ import pytest
 from conftest import SAMPLES, run_cli
 
 from inspectc.model import secrets as run_secrets
-from inspectc.render.share.redact import Redactor
+from inspectc.share.redact import Redactor
 
 PHRASE = "correct horse battery staple"
 QUOTED = "it's-S3cr3t!xyz"

@@ -17,9 +17,9 @@ from conftest import SAMPLES, run_cli
 
 from inspectc.errors import UsageError
 from inspectc.model import secrets as run_secrets
-from inspectc.render.share.redact import Redactor
-from inspectc.render.share.rules import RULES, load_rules
-from inspectc.render.share.scan import scan_bundle
+from inspectc.share.check import check_bundle
+from inspectc.share.redact import Redactor
+from inspectc.share.rules import RULES, load_rules
 
 PASSWORD = "hunter2"
 DB_PASS = "dbpass-77zz"
@@ -135,7 +135,7 @@ def test_check_passes_on_every_bundle_share_writes(shared: Shared, tmp_path: Pat
     assert check.returncode == 0, check.stdout + check.stderr
     lean = run_cli("share", str(shared.report), "--no-source", "-o", str(tmp_path))
     assert lean.returncode == 0, lean.stderr
-    assert scan_bundle(tmp_path / "secrets.share.zip") == []
+    assert check_bundle(tmp_path / "secrets.share.zip").findings == []
 
 
 LEAKS = [
@@ -162,8 +162,8 @@ def test_check_names_field_and_rule_of_a_planted_leak(
         for name in src.namelist():
             data = src.read(name)
             dst.writestr(name, data + leak.encode() if name == "summary.html" else data)
-    found = [f.line() for f in scan_bundle(bundle)]
-    assert any(line.startswith(f"{rule} in summary.html") for line in found), found
+    found = [f.line() for f in check_bundle(bundle).findings]
+    assert any(line.startswith(f"{rule} (inspectc) in summary.html") for line in found), found
 
 
 @pytest.mark.capture
@@ -183,7 +183,7 @@ def test_check_names_a_leak_planted_in_the_reports_guards(shared: Shared, tmp_pa
                     dst.writestr(name, src.read(name))
     check = run_cli("share", "--check", str(bundle))
     assert check.returncode == 1
-    assert "email in report.inspectc (frame 0/0)" in check.stdout, check.stdout
+    assert "email (inspectc) in report.inspectc: frames 0/0 data: guards[" in check.stdout, check.stdout
 
 
 @pytest.mark.capture
@@ -198,7 +198,7 @@ def test_user_rules_file_redacts_and_checks(shared: Shared, tmp_path: Path) -> N
     plain = tmp_path / "plain"
     shutil.copytree(shared.out, plain)
     check = run_cli("share", "--check", str(plain / "secrets.share.zip"), "--redact-rules", str(rules))
-    assert check.returncode == 1 and "project in" in check.stdout, check.stdout
+    assert check.returncode == 1 and "project (inspectc) in" in check.stdout, check.stdout
 
 
 # -- the table itself: no capture -------------------------------------------------------------

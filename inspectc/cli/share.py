@@ -1,51 +1,20 @@
-"""``inspectc share``: a Markdown summary to paste into a bug issue and a ``.zip`` to attach.
-
-Every output is made from one redacted copy of the report (see ``redact.py``), so the
-summary, the HTML page, the repros and the bundled report can only show what the copy shows.
-"""
+"""``inspectc share``: the command line of :mod:`inspectc.share` (a Markdown summary to paste
+into a bug issue and a ``.zip`` to attach; ``--check`` for a second look at one)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
-import stat
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from inspectc.analysis.text import location, printable
-from inspectc.cli.output import creating, shown, why
-from inspectc.errors import ReportError, UsageError
-from inspectc.render.share.copy import redacted_copy
-from inspectc.render.share.found import redactor_for
-from inspectc.render.share.info import share_page
-from inspectc.render.share.markdown import GITHUB_LIMIT, render_markdown
-from inspectc.render.share.redact import LEFT_OUT, Redactor
-from inspectc.render.share.rules import Rule, load_rules
-from inspectc.store.bundle import write_bundle
-from inspectc.store.exclusive import TargetExists, remove_on_signal
-from inspectc.store.open import open_report
-from inspectc.store.reader import Report
-
-REPORT_MEMBER = "report.inspectc"
-SUMMARY_MEMBER = "SUMMARY.md"
-HTML_MEMBER = "summary.html"
-_REPRO_STATUSES = ("failed", "graph_break")
-
-
-@dataclass(frozen=True, slots=True)
-class Shared:
-    markdown: Path
-    bundle: Path
-    html: Path | None
-    repros: tuple[str, ...]
-    replaced: str = ""  # what redaction replaced, counted by kind
-    # (field, rule) -> removed values: for --show-redactions, printed, never written
-    removed: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+from inspectc.analysis.text import printable
+from inspectc.cli.output import creating, shown
+from inspectc.share import bundle
+from inspectc.share.bundle import Shared
+from inspectc.share.rules import Rule, load_rules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,14 +22,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "share",
         help="write a Markdown summary and a .zip bundle to attach to a bug report",
         description="Write a Markdown summary (paste it into an issue) and a .zip bundle (attach it)."
-        " Home directories, user and host names (every rank's), access tokens and content hashes"
-        " are redacted unless --no-redact. --check BUNDLE says whether a bundle looks private.",
+        " Home directories, user and host names (every rank's), credentials, token shapes and content"
+        " hashes are redacted unless --no-redact; detect-secrets then reads every member and a bundle"
+        " it flags is not written. --check BUNDLE (or a .md/.html file) runs both checkers on it.",
     )
-    p.add_argument("report", help="a report file (or a bundle)")
+    p.add_argument("report", help="a report file (or a bundle); with --check, a bundle or a .md/.html file")
     p.add_argument(
         "--check",
         action="store_true",
-        help="only check REPORT (a bundle) for anything that looks private: exit 1 and list it if so",
+        help="only check REPORT (a bundle, or a Markdown/HTML file) with detect-secrets and inspectc's"
+        " own rules: exit 1 and list where (never what) if either finds something",
     )
     p.add_argument("-o", "--output-dir", metavar="DIR", help="where to write (default: beside the report)")
     p.add_argument("--html", action="store_true", help="also write one self-contained HTML page")
@@ -78,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="list on the terminal what was removed, by field and rule (never written to the bundle)",
     )
+    p.add_argument(
+        "--allow-flagged",
+        action="store_true",
+        help="write the bundle even when detect-secrets flags something in it (after you looked)",
+    )
     p.set_defaults(func=cmd_share)
 
 
@@ -92,15 +68,20 @@ def cmd_share(args: argparse.Namespace) -> int:
         redact=not args.no_redact,
         no_source=args.no_source,
         extra_rules=extra,
+        allow_flagged=args.allow_flagged,
     )
     if args.show_redactions:
         _show_redactions(shared.removed)
     for path in (shared.markdown, shared.bundle, shared.html):
         if path is not None:
             print(printable(str(path)))
+    for flag in shared.flagged:
+        print(
+            printable(f"inspectc share: written as asked (--allow-flagged): {flag.line()}"), file=sys.stderr
+        )
     what = "redacted" if not args.no_redact else "not redacted"
     if not args.no_redact:
-        print(f"inspectc share: replaced {shared.replaced}", file=sys.stderr)
+        print(f"inspectc share: removed by rule (once per field): {shared.replaced}", file=sys.stderr)
     print(
         printable(
             f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})"
@@ -110,141 +91,9 @@ def cmd_share(args: argparse.Namespace) -> int:
     return 0
 
 
-def share(
-    report_path: str | os.PathLike[str],
-    *,
-    output_dir: str | os.PathLike[str] | None = None,
-    html: bool = False,
-    redact: bool = True,
-    no_source: bool = False,
-    limit: int = GITHUB_LIMIT,
-    extra_rules: tuple[Rule, ...] = (),
-) -> Shared:
-    src = Path(report_path)
-    try:  # the input first: a missing or unusable path is said as such, before any folder is made
-        os.stat(src)
-    except OSError as exc:
-        raise UsageError(f"cannot read report {shown(src)}: {why(exc)}") from None
-    out_dir = Path(output_dir) if output_dir else Path(os.path.realpath(src)).parent
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # a file, or a link that leads nowhere (or in a loop): say which
-        try:
-            os.stat(out_dir)
-            reason = "not a directory"
-        except OSError as exc:
-            reason = why(exc)
-        raise UsageError(f"cannot write to {shown(out_dir)}: {reason}") from None
-    except OSError as exc:
-        raise UsageError(f"cannot write to {shown(out_dir)}: {why(exc)}") from None
-    stem = src.name.removesuffix(".inspectc").removesuffix(".zip") or "report"
-
-    with (
-        open_report(src) as original,
-        tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp,  # 0700: holds unredacted text
-        remove_on_signal(tmp),
-    ):
-        redactor = redactor_for(original, extra_rules=extra_rules) if redact else None
-        stem = _public_stem(redactor, stem)  # the files' names are posted too
-        md_path = out_dir / f"{stem}.share.md"
-        zip_path = out_dir / f"{stem}.share.zip"
-        html_path = out_dir / f"{stem}.share.html" if html else None
-        outputs = [p for p in (md_path, zip_path, html_path) if p is not None]
-        if os.path.realpath(src) in {os.path.realpath(p) for p in outputs}:
-            raise UsageError(f"share would overwrite its input {shown(src)}: choose another -o DIR")
-        for path in outputs:
-            _check_target(path)
-        copy = Path(tmp) / REPORT_MEMBER
-        redacted_copy(original.path, copy, redactor, no_source=no_source)
-        with _as_input(copy, src), Report(copy) as report:
-            repros = repro_files(report)
-            summary = share_page(report, repros=[name for name, _ in repros], bundle_name=zip_path.name)
-            markdown = render_markdown(summary, limit=limit)
-            page = None
-            if html_path is not None:
-                from inspectc.render.html.document import Options, render_document
-
-                page = render_document(report, summary, Options(repros=repros, report_name=zip_path.name))
-        members: list[tuple[str, bytes | Path]] = [
-            (REPORT_MEMBER, copy),
-            (SUMMARY_MEMBER, markdown.encode("utf-8")),
-        ]
-        if page is not None:
-            members.append((HTML_MEMBER, page.encode("utf-8")))
-        members += [(f"repros/{name}", code.encode("utf-8")) for name, code in repros]
-        try:
-            write_bundle(zip_path, members, exclusive=True)  # mkstemp beside it, then a new name
-        except TargetExists:
-            _check_target(zip_path)
-            raise
-        except OSError as exc:
-            raise UsageError(f"cannot write {shown(zip_path)}: {why(exc)}") from None
-    _write_text(md_path, markdown)
-    if html_path is not None and page is not None:
-        _write_text(html_path, page)
-    return Shared(
-        markdown=md_path,
-        bundle=zip_path,
-        html=html_path,
-        repros=tuple(n for n, _ in repros),
-        replaced=redactor.tally() if redactor else "",
-        removed=dict(redactor.removed) if redactor else {},
-    )
-
-
-@contextmanager
-def _as_input(copy: Path, src: Path) -> Iterator[None]:
-    """A corrupt entry found in the private copy is said of the user's report, not of the copy."""
-    try:
-        yield
-    except ReportError as exc:
-        raise ReportError(str(exc).replace(str(copy), shown(src))) from None
-
-
-def repro_files(report: Report) -> list[tuple[str, str]]:
-    """(file name, code) of torch's runnable repro for each failed or graph-breaking frame."""
-    found: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for f in report.frames:
-        if f.status not in _REPRO_STATUSES or "fx_graph_runnable" not in f.graph_kinds:
-            continue
-        code = report.graph(f.compile_id, "fx_graph_runnable")
-        if not code or code == LEFT_OUT:
-            continue
-        rank = f"r{f.rank}-" if f.rank is not None else ""
-        name = _safe_name(f"{rank}{f.compile_id}-{f.function or 'frame'}") + ".py"
-        if name in seen:
-            continue
-        seen.add(name)
-        where = location(f.filename, f.line, report.run.cwd)
-        header = (
-            f"# Runnable repro from torch (fx_graph_runnable) for frame {f.compile_id},"
-            f" {f.function or '?'}() at {where}: {f.status}.\n"
-            "# Written by `inspectc share`; run it with `python` where torch is installed.\n"
-        )
-        found.append((name, _one_line_comment(header) + code))
-    return found
-
-
-def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._")[:100] or "frame"
-
-
-def _one_line_comment(text: str) -> str:
-    # Report text in the header must stay inside comments: every line gets its own "#".
-    return "".join("# " + line.lstrip("# ") + "\n" for line in text.splitlines())
-
-
-def _public_stem(redactor: Redactor | None, stem: str) -> str:
-    """The outputs' file stem: the report's, with what redaction removes replaced by a plain
-    word (``alice_run`` -> ``user_run``)."""
-    if redactor is not None:
-        redactor.at("output file name")
-    public = redactor.sub(stem) if redactor else stem
-    if public == stem:
-        return stem
-    words = re.sub(r"[<>]", "", public.replace("~", "home"))
-    return re.sub(r"[^\w.-]+", "_", words).strip("._") or "report"
+def share(report_path: str | os.PathLike[str], **options: Any) -> Shared:
+    """:func:`inspectc.share.bundle.share`, writing the Markdown and HTML as new files only."""
+    return bundle.share(report_path, write_text=_write_text, **options)
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -252,48 +101,38 @@ def _write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8", errors="replace")
 
 
-def _check_target(path: Path) -> None:
-    """An output of share is a new file: anything already at its name is refused, never replaced."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise UsageError(f"cannot write {shown(path)}: {why(exc)}") from None
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        raise UsageError(f"cannot write {shown(path)}: it is {kind} (inspectc does not write through it)")
-    raise UsageError(
-        f"refusing to overwrite {shown(path)}: it exists (share never replaces a file;"
-        " move it away or choose another -o DIR)"
-    )
-
-
 def _show_redactions(removed: dict[tuple[str, str], set[str]]) -> None:
-    """What redaction removed, field by field, for review before posting (stdout only)."""
+    """What redaction removed, by rule and then field by field, for review before posting
+    (stdout only: the values are the private ones)."""
+    by_rule: Counter[str] = Counter()
+    for (_, rule), values in removed.items():
+        by_rule[rule] += len(values)
     print(f"inspectc share: removed from {len({w for w, _ in removed})} field(s):")
+    for rule, n in sorted(by_rule.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(printable(f"  {rule}: {n}"))
     for (where, rule), values in sorted(removed.items()):
         shown_values = ", ".join(repr(v) for v in sorted(values)[:5])
         more = f" and {len(values) - 5} more" if len(values) > 5 else ""
         print(printable(f"  {where}: {rule}: {shown_values}{more}"))
 
 
-def _check(bundle: str, extra_rules: tuple[Rule, ...] = ()) -> int:
-    from inspectc.render.share.scan import SHOWN, by_kind, scan_bundle
+def _check(target: str, extra_rules: tuple[Rule, ...] = ()) -> int:
+    from inspectc.share.check import SHOWN, by_kind, check_path
 
-    findings = scan_bundle(bundle, extra_rules=extra_rules)
-    name = shown(bundle)
-    if not findings:
+    verdict = check_path(target, extra_rules=extra_rules)
+    name = shown(target)
+    checked = f"{verdict.detectors} and inspectc's own {verdict.rules} rules"
+    if not verdict.findings:
         print(
-            f"inspectc share --check: {name}: nothing that looks private (homes, user and host names,"
-            " tokens, credentials, emails, IP addresses, cluster paths, hashes, checksums)"
+            f"inspectc share --check: {name}: no known secret pattern found by {checked}"
+            f" in {', '.join(verdict.checked)} (a check, not a proof: read what you post)"
         )
         return 0
-    print(
-        f"inspectc share --check: {name} holds {len(findings)} thing(s) that look private ({by_kind(findings)}):"
-    )
+    findings = verdict.findings
+    print(printable(f"inspectc share --check: {name}: {len(findings)} finding(s) ({by_kind(findings)}):"))
     for finding in findings[:SHOWN]:
         print("  " + printable(finding.line()))
     if len(findings) > SHOWN:
         print(f"  … and {len(findings) - SHOWN} more")
+    print(f"checked with {checked}")
     return 1

@@ -13,8 +13,8 @@ from typing import Any
 
 from inspectc.model import secrets as run_secrets
 from inspectc.model import to_plain
-from inspectc.render.share.redact import Redactor
-from inspectc.render.share.rules import Rule
+from inspectc.share.redact import Redactor
+from inspectc.share.rules import Rule
 from inspectc.store import origin
 
 

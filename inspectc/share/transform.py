@@ -1,11 +1,11 @@
-"""A redacted copy of a report file, for a share bundle: every text column, every payload.
+"""What a share bundle's copy of a report holds: each row redacted, the user's source left out.
 
-:func:`redacted_copy` rewrites a private copy in place (SQLite's backup API, then UPDATEs
-and a VACUUM under ``secure_delete`` so no page keeps the old text): every meta entry (each
-rank's run record through :func:`~.redact.scrub_run`), every event's name, metadata and
-decompressed payload, frames and kernels; the slices that point into payloads move with
-the text. Event metadata loses ``has_payload``, the md5 of the *original* payload: hashing
-guesses of a user name against it would undo the redaction.
+:class:`ShareRewrite` is the :class:`~inspectc.store.rewrite.Rewrite` that
+:func:`redacted_copy` hands to the store, which reads every row and writes a fresh file:
+every meta entry (each rank's run record through :func:`~.redact.scrub_run`), every event's
+name, metadata and decompressed payload, frames, kernels and bench figures; the slices that
+point into payloads move with the text. Event metadata loses ``has_payload``, the md5 of
+the *original* payload: hashing guesses of a user name against it would undo the redaction.
 """
 
 from __future__ import annotations
@@ -13,20 +13,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
-import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.model import Frame, GraphBreak, Recompile, StackFrame, from_plain, to_plain
 from inspectc.model.runrecords import RECORDS_EVENT, ExportIssue, RunRecords
 from inspectc.model.secrets import META_KEY
-from inspectc.render.share.redact import DATA_EVENTS, HOST, LEFT_OUT, USER, Redactor, scrub_run
-from inspectc.store import origin, untrusted
-from inspectc.store.schema import compress, decompress
+from inspectc.share.redact import DATA_EVENTS, HOST, LEFT_OUT, USER, Redactor, scrub_run
+from inspectc.store import origin
+from inspectc.store.rewrite import Event, Rewritten, rewrite_report
 from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
 
 
@@ -179,18 +175,18 @@ def _scrub_meta(key: str, value: str, redactor: Redactor) -> str:
     return json.dumps(ranks)
 
 
-def _drop_checksums(value: Any, counts: Any) -> Any:
+def _drop_checksums(value: Any, redactor: Redactor) -> Any:
     """Event metadata without checksums of the original text (``has_payload``)."""
     if isinstance(value, dict):
         kept = {}
         for k, v in value.items():
             if k in CHECKSUM_KEYS:
-                counts["payload checksum"] += 1
+                redactor.note("payload checksum", str(v))
             else:
-                kept[k] = _drop_checksums(v, counts)
+                kept[k] = _drop_checksums(v, redactor)
         return kept
     if isinstance(value, list):
-        return [_drop_checksums(v, counts) for v in value]
+        return [_drop_checksums(v, redactor) for v in value]
     return value
 
 
@@ -222,17 +218,91 @@ def _records_without_source(payload: str) -> str:
     return json.dumps(to_plain(stripped))
 
 
-def _slices(db: sqlite3.Connection) -> dict[int, set[int]]:
-    """Payload offsets that graphs and kernels rows point at, per event."""
-    found: dict[int, set[int]] = {}
-    for table in ("graphs", "kernels"):
-        for seq, start, stop in db.execute(f"SELECT seq, start, stop FROM {table}"):  # noqa: S608
-            found.setdefault(seq, set()).update(x for x in (start, stop) if x is not None)
-    return found
+@dataclass
+class ShareRewrite:
+    """What ``share`` does to each row of the copy (:func:`~inspectc.store.rewrite.rewrite_report`):
+    every text through *redactor* (when given), the user's source left out with *no_source*."""
 
+    redactor: Redactor | None
+    no_source: bool = False
 
-def _rows(db: sqlite3.Connection, sql: str) -> Iterator[tuple[Any, ...]]:
-    yield from db.execute(sql).fetchall()
+    def _sub(self, text: str) -> str:
+        return self.redactor.sub(text) if self.redactor is not None else text
+
+    def _at(self, where: str) -> None:
+        if self.redactor is not None:
+            self.redactor.at(where)
+
+    def meta(self, key: str, value: str) -> str | None:
+        if key in (META_KEY, "redaction"):  # the salted hashes stay in the private report
+            return None
+        if self.redactor is None:
+            return value
+        self._at(f"meta {key}")
+        return _scrub_meta(key, value, self.redactor)
+
+    def event(self, event: Event, offsets: frozenset[int]) -> Rewritten:
+        self._at(f"event {event.seq} ({event.name})")
+        metadata = event.metadata
+        if self.no_source or self.redactor is not None:
+            try:
+                plain = json.loads(metadata)
+                if self.redactor is not None:
+                    plain = self.redactor.sub_plain(_drop_checksums(plain, self.redactor))
+                metadata = json.dumps(_source_free(plain) if self.no_source else plain)
+            except (ValueError, RecursionError):
+                metadata = "{}"  # unreadable metadata is not copied: it could hold anything
+        payload, moved = event.payload, None
+        if payload is not None and self.no_source:
+            if event.name == RECORDS_EVENT:  # readable JSON still: the summary reads it
+                payload = _records_without_source(payload)
+            elif event.name in DATA_EVENTS:
+                payload = _payload_source_free(payload)
+            else:  # every slice of it (graphs, kernel source) becomes the note
+                return Rewritten(
+                    replace(event, name=self._sub(event.name), metadata=metadata, payload=LEFT_OUT), None
+                )
+        if payload is not None and self.redactor is not None:
+            payload, moved = self.redactor.sub_mapped(payload, offsets)
+        new = replace(event, name=self._sub(event.name), metadata=metadata, payload=payload)
+        return Rewritten(new, moved if moved is not None else {o: o for o in offsets})
+
+    def frame(self, rank: int, compile_id: str, data: str) -> str:
+        self._at(f"frame {compile_id}" + (f" rank {rank}" if rank not in (None, -1) else ""))
+        plain = json.loads(data)
+        if self.no_source:
+            plain = to_plain(_strip_source(from_plain(Frame, plain)))
+        if self.redactor is not None:
+            plain = self.redactor.sub_plain(plain)  # field by field: a guard keeps its shape, JSON stays JSON
+        return json.dumps(plain)
+
+    def kernel(self, kid: int, name: str, data: str) -> tuple[str, str]:
+        self._at(f"kernel {kid}")
+        if self.no_source or self.redactor is not None:
+            plain = json.loads(data)
+            if self.no_source:
+                plain = _origin_source_free(plain)
+            if self.redactor is not None:
+                plain = self.redactor.sub_plain(plain)
+            data = json.dumps(plain)
+        return self._sub(name), data
+
+    def bench(self, kernel: str, data: str) -> tuple[str, str]:
+        self._at(f"bench {kernel}")
+        if self.redactor is None:
+            return kernel, data
+        return self._sub(kernel), json.dumps(self.redactor.sub_plain(json.loads(data)))
+
+    def label(self, text: str) -> str:
+        return self._sub(text)
+
+    def added_meta(self) -> dict[str, str]:
+        return {"redaction": self.notes().to_meta()}
+
+    def notes(self) -> CopyNotes:
+        left_out = ("user source lines", "kernel source", "graphs and repros") if self.no_source else ()
+        redacted = tuple(self.redactor.describe()) if self.redactor else ()
+        return CopyNotes(redacted=redacted, left_out=left_out)
 
 
 def redacted_copy(
@@ -242,106 +312,11 @@ def redacted_copy(
     *,
     no_source: bool = False,
 ) -> CopyNotes:
-    """Write *src* to *dest* with every text redacted (and source blanked with *no_source*).
-
-    The copy is rebuilt with VACUUM under ``secure_delete`` so no page of the file keeps the
-    old text.
-    """
-    dest = Path(dest)
-    dest.unlink(missing_ok=True)
-    source, _ = untrusted.open_verified(Path(src))
-    db = sqlite3.connect(str(dest), isolation_level=None)
+    """Write *src* to *dest* (a new file) with every text redacted, and the user's source left
+    out with *no_source*; the report's rows are read and written by :mod:`inspectc.store.rewrite`."""
+    rewrite = ShareRewrite(redactor, no_source)
     try:
-        untrusted.guard(db, Path(src))
-        source.backup(db)
-        source.close()
-        db.execute("PRAGMA journal_mode=DELETE")
-        db.execute("PRAGMA secure_delete=ON")
-        db.execute("BEGIN")
-        notes = _rewrite(db, redactor, no_source)
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('redaction', ?)", (notes.to_meta(),))
-        db.execute("COMMIT")
-        db.execute("VACUUM")
-    except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError) as exc:
-        raise ReportError(f"{src}: cannot make a shareable copy, the report is corrupt ({exc})") from None
-    finally:
-        source.close()
-        db.close()
-    return notes
-
-
-def _rewrite(db: sqlite3.Connection, redactor: Redactor | None, no_source: bool) -> CopyNotes:
-    sub = redactor.sub if redactor else (lambda text: text)
-    at = redactor.at if redactor else (lambda where: None)
-    # The salted hashes of the run's secrets stay in the private report: a short one can be guessed.
-    db.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
-    for key, value in _rows(db, "SELECT key, value FROM meta WHERE key NOT IN ('format', 'schema_version')"):
-        if redactor is not None:
-            at(f"meta {key}")
-            value = _scrub_meta(key, value, redactor)
-        db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
-
-    offsets = _slices(db)
-    moved: dict[int, dict[int, int]] = {}
-    blanked: set[int] = set()
-    for (seq,) in _rows(db, "SELECT seq FROM events ORDER BY seq"):
-        name, metadata, blob = db.execute(
-            "SELECT name, metadata, payload FROM events WHERE seq = ?", (seq,)
-        ).fetchone()
-        if no_source or redactor is not None:
-            try:
-                plain = json.loads(metadata)
-                if redactor is not None:
-                    plain = redactor.sub_plain(_drop_checksums(plain, redactor.counts))
-                metadata = json.dumps(_source_free(plain) if no_source else plain)
-            except (ValueError, RecursionError):
-                metadata = "{}"  # unreadable metadata is not copied: it could hold anything
-        at(f"event {seq} ({name})")
-        payload = decompress(blob)
-        if payload is not None and no_source and name == RECORDS_EVENT:
-            payload = _records_without_source(payload)
-        if payload is not None and no_source and name not in DATA_EVENTS and name != RECORDS_EVENT:
-            payload = LEFT_OUT
-            blanked.add(seq)
-        elif payload is not None and no_source and name in DATA_EVENTS:
-            payload = _payload_source_free(payload)
-        elif payload is not None and redactor is not None:
-            payload, moved[seq] = redactor.sub_mapped(payload, offsets.get(seq, ()))
-        db.execute(
-            "UPDATE events SET name = ?, metadata = ?, payload = ? WHERE seq = ?",
-            (sub(name), metadata, None if payload is None else compress(payload), seq),
-        )
-
-    for table in ("graphs", "kernels"):
-        for rowid, seq, start, stop in _rows(db, f"SELECT rowid, seq, start, stop FROM {table}"):  # noqa: S608
-            if seq in blanked:
-                start, stop = (None, None) if table == "graphs" else (0, len(LEFT_OUT))
-            elif seq in moved:
-                start = moved[seq].get(start, start) if start is not None else None
-                stop = moved[seq].get(stop, stop) if stop is not None else None
-            db.execute(f"UPDATE {table} SET start = ?, stop = ? WHERE rowid = ?", (start, stop, rowid))  # noqa: S608
-    for kid, name, data in _rows(db, "SELECT id, name, data FROM kernels"):
-        at(f"kernel {kid}")
-        if no_source or redactor is not None:
-            plain = json.loads(data)
-            if no_source:
-                plain = _origin_source_free(plain)
-            if redactor is not None:
-                plain = redactor.sub_plain(plain)
-            data = json.dumps(plain)
-        db.execute("UPDATE kernels SET name = ?, data = ? WHERE id = ?", (sub(name), data, kid))
-    for rank, cid, data in _rows(db, "SELECT rank, compile_id, data FROM frames"):
-        at(f"frame {cid}" + (f" rank {rank}" if rank not in (None, -1) else ""))
-        plain = json.loads(data)
-        if no_source:
-            plain = to_plain(_strip_source(from_plain(Frame, plain)))
-        if redactor is not None:
-            plain = redactor.sub_plain(plain)  # field by field: a guard keeps its shape, JSON stays JSON
-        db.execute(
-            "UPDATE frames SET data = ? WHERE rank = ? AND compile_id = ?", (json.dumps(plain), rank, cid)
-        )
-    left_out = ("user source lines", "kernel source", "graphs and repros") if no_source else ()
-    return CopyNotes(
-        redacted=tuple(redactor.describe()) if redactor else (),
-        left_out=left_out,
-    )
+        rewrite_report(src, dest, rewrite)
+    except ReportError as exc:
+        raise ReportError(str(exc).replace("cannot make a copy", "cannot make a shareable copy")) from None
+    return rewrite.notes()

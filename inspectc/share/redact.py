@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.model import secrets as run_secrets
-from inspectc.render.share.rules import NAME as _NAME
-from inspectc.render.share.rules import RULES, Rule, group_regex
+from inspectc.share.rules import NAME as _NAME
+from inspectc.share.rules import RULES, Rule, group_regex
 from inspectc.trace.records import SOURCE_FREE_EVENTS
 
 HOME = "~"
@@ -44,8 +44,6 @@ _CACHE_USER_NAME = re.compile(rf"torchinductor_({_NAME})")
 # folder is /tmp/torchinductor_<user>.
 _BEFORE = r"(?<![^\W_])"
 _AFTER = r"(?![^\W_])"
-# Options whose value is a secret, in argv: --token X, --hf-token=X, API_KEY=X.
-SECRET_OPTION = re.compile(rf"-{{0,2}}{run_secrets.SECRET_NAME}$")
 REDACTED_STR = "<redacted str>"  # a run secret in quotes: a guard keeps its shape
 # Shared system accounts are not personal; replacing them as words would mangle text
 # ("root" is also a guard tree's word). Paths under their homes are still replaced.
@@ -71,7 +69,6 @@ DATA_EVENTS = SOURCE_FREE_EVENTS
 LEFT_OUT = "# left out by `inspectc share --no-source`\n"
 KINDS = {"h": "home directory", "u": "user name", "n": "host name", "s": "run secret"}
 _REPLACEMENT = {"h": HOME, "u": USER, "n": HOST, "s": SECRET}
-_TALLY = {TOKEN: "token", HASH: "content hash", HOME: "home directory"}  # the summary's kinds
 PLACEHOLDERS = frozenset({*_REPLACEMENT.values(), *(r.placeholder for r in RULES), REDACTED_STR, TOKEN, HASH})
 
 
@@ -96,10 +93,18 @@ class Redactor:
     skipped: tuple[str, ...] = ()  # kinds ("user name", "host name") found but not replaced as words
     secrets: tuple[str, ...] = ()  # the run's own secret values (argv flags, environment)
     rules: tuple[Rule, ...] = RULES  # the table, plus any --redact-rules
-    counts: Counter[str] = field(default_factory=Counter, compare=False)
-    # (field, rule) -> removed values, for --show-redactions (never written to a bundle)
+    # (field, rule) -> removed values, for --show-redactions and the counts (never written)
     removed: dict[tuple[str, str], set[str]] = field(default_factory=dict, compare=False)
     where: list[str] = field(default_factory=lambda: ["report"], compare=False)
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Removals by rule: a value counts once in each field it was removed from (the same
+        password in a guard and in argv is two; twice in one guard tree is one)."""
+        found: Counter[str] = Counter()
+        for (_, rule), values in self.removed.items():
+            found[rule] += len(values)
+        return found
 
     @classmethod
     def for_report(
@@ -122,8 +127,7 @@ class Redactor:
                 homes.add(home.rstrip("/\\"))
             if user := _current_user():
                 found.add(user)
-            if host := socket.gethostname():
-                hosts.add(host)
+            hosts |= machine_hosts()
         for path in paths:
             for match in _HOME_USER.finditer(path or ""):
                 found.add(match.group(1))
@@ -180,11 +184,12 @@ class Redactor:
             placeholder = REDACTED_STR if match.group(f"q{group[1:]}") else SECRET
         else:
             placeholder = _REPLACEMENT[group[0]]
-        rep = keep + placeholder
-        removed = match.group(0)[len(keep) :]
-        self.counts[_TALLY.get(placeholder, kind)] += 1
-        self.removed.setdefault((self.where[0], kind), set()).add(removed)
-        return rep
+        self.note(kind, match.group(0)[len(keep) :])
+        return keep + placeholder
+
+    def note(self, rule: str, value: str) -> None:
+        """Record that *rule* removed *value* from the current field (see :attr:`counts`)."""
+        self.removed.setdefault((self.where[0], rule), set()).add(value)
 
     def sub(self, text: str) -> str:
         return self.sub_mapped(text, ())[0]
@@ -258,8 +263,8 @@ class Redactor:
         return what
 
     def tally(self) -> str:
-        """What was replaced, counted by kind: ``3 home directories, 1 token``."""
-        parts = [f"{n} {_plural(kind, n)}" for kind, n in sorted(self.counts.items(), key=lambda kv: -kv[1])]
+        """What was removed, by rule, most first: ``home: 3, run secret: 1``."""
+        parts = [f"{rule}: {n}" for rule, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))]
         return ", ".join(parts) or "nothing"
 
 
@@ -290,14 +295,6 @@ def _without_layout(text: str, edits: list[tuple[int, int, str]]) -> list[tuple[
         elif edit in edits:  # a replaced value wins over layout
             kept[-1] = edit
     return kept
-
-
-def _plural(kind: str, n: int) -> str:
-    if n == 1:
-        return kind
-    if kind.endswith("y") and not kind.endswith(("ay", "ey", "oy", "uy")):
-        return kind[:-1] + "ies"
-    return kind + ("es" if kind.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 _CACHE: dict[tuple[tuple[Any, ...], ...], re.Pattern[str]] = {}
@@ -352,7 +349,7 @@ def scrub_run(run: Any, redactor: Redactor) -> Any:
         if key in ("torch_version", "triton_version", "cuda_version", "python_version"):
             out[key] = value
         elif key == "hostname" and value:
-            redactor.counts[KINDS["n"]] += 1
+            redactor.note(KINDS["n"], str(value))
             out[key] = HOST
         elif key == "argv" and isinstance(value, list):
             out[key] = [
@@ -364,21 +361,33 @@ def scrub_run(run: Any, redactor: Redactor) -> Any:
 
 
 def hide_secret_options(argv: list[Any], redactor: Redactor | None = None) -> list[Any]:
-    """*argv* with the values of ``--token X``, ``--api-key=X``, ``HF_TOKEN=X`` hidden."""
+    """*argv* with the values of ``--token X``, ``--api-key=X``, ``HF_TOKEN=X`` and of the
+    password flags of known tools (``mysql -p X``) hidden."""
     out = list(argv)
-    for i, arg in enumerate(out):
-        if not isinstance(arg, str):
-            continue
-        name, eq, value = arg.partition("=")
-        if eq and value and SECRET_OPTION.match(name):
-            out[i] = f"{name}={SECRET}"
-        elif SECRET_OPTION.match(arg) and arg.startswith("-") and i + 1 < len(out):
-            if isinstance(out[i + 1], str) and not out[i + 1].startswith("-"):
-                out[i + 1] = SECRET
-            else:
-                continue
-        else:
-            continue
+    for i, value in run_secrets.secret_positions([a if isinstance(a, str) else "" for a in out]):
+        arg = out[i]
+        out[i] = arg[: len(arg) - len(value)] + SECRET
         if redactor is not None:
-            redactor.counts["secret option"] += 1
+            redactor.note("secret option", value)
     return out
+
+
+def machine_hosts() -> set[str]:
+    """This machine's names: ``socket.gethostname()``, and every name ``/etc/hosts`` gives an
+    address that one has (its FQDN, aliases). No DNS lookup: it could hang without network."""
+    host = socket.gethostname()
+    names = {host} if host else set()
+    try:
+        with open("/etc/hosts", encoding="utf-8", errors="replace") as fh:
+            lines = [line.split("#", 1)[0].split() for line in fh.read(1 << 20).splitlines()]
+    except OSError:
+        return names
+    short = {n.split(".", 1)[0].lower() for n in names}
+    addresses = {f[0] for f in lines if len(f) > 1 and {n.split(".", 1)[0].lower() for n in f[1:]} & short}
+    for fields in lines:
+        if len(fields) > 1 and fields[0] in addresses:
+            names |= {n for n in fields[1:] if not _LOOPBACK_NAME.match(n)}
+    return names
+
+
+_LOOPBACK_NAME = re.compile(r"(?i)(?:localhost|ip6-\w+|broadcasthost)(?:\.|$)")
