@@ -10,7 +10,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 from conftest import REPORTS, run_cli
 
 _ID = re.compile(r'\bid="([^"]+)"')

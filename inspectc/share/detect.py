@@ -76,7 +76,8 @@ def plugin_classes() -> dict[str, Any]:
     """Every plugin detect-secrets ships, by class name."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    return {plugin.__name__: plugin for plugin in get_mapping_from_secret_type_to_class().values()}
+    mapping: dict[str, Any] = get_mapping_from_secret_type_to_class()
+    return {plugin.__name__: plugin for plugin in mapping.values()}
 
 
 def describe() -> str:
