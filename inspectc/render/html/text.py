@@ -1,5 +1,6 @@
 """A page's text as its reader sees it: tags dropped, entities undone, every deflated body
-inflated (bounded). ``share --check`` scans this, not the page's markup or its base64."""
+inflated (bounded), the page's own stylesheet and script left out (they hold no report text).
+``share --check`` scans this, not the page's markup or its base64."""
 
 from __future__ import annotations
 
@@ -16,16 +17,24 @@ class _Reader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.budget = budget
+        self._skip = 0  # inside the page's own <style> or <script>: not report text
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("style", "script"):
+            self._skip += 1
         for name, value in attrs:
             if name == "data-z" and value:
                 self._inflate(value)
             elif name in ("title", "data-json", "href") and value:
                 self.parts.append(value)
 
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script") and self._skip:
+            self._skip -= 1
+
     def handle_data(self, data: str) -> None:
-        self.parts.append(data)
+        if not self._skip:
+            self.parts.append(data)
 
     def _inflate(self, value: str) -> None:
         try:
