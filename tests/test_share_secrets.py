@@ -250,3 +250,13 @@ def test_placeholders_match_no_rule() -> None:
     for rule in RULES:
         text = f"x {rule.placeholder} /data/users/<user>/a --password <secret> L['pw'] == <redacted str>"
         assert r.found_in(text) == [], (rule.name, r.found_in(text))
+
+
+def test_a_flag_that_holds_its_value_does_not_take_the_next_argument_as_one() -> None:
+    """``--gh=<token>`` carries its own value: ``API_KEY=<secret>`` after it is no value of it
+    (a redacted bundle's argv was read as holding a secret: share --check flagged its own copy)."""
+    from inspectc.model.secrets import secret_values
+
+    assert secret_values(["run", "--gh=<token>", "API_KEY=<secret>"], {}) == []
+    assert secret_values(["run", "--gh=tok3n-value", "next-arg"], {}) == ["tok3n-value"]
+    assert secret_values(["run", "--api-token", "s3cr3t-value"], {}) == ["s3cr3t-value"]

@@ -99,7 +99,10 @@ def secret_positions(argv: list[str]) -> list[tuple[int, str]]:
             tool_flag = TOOL_PASSWORD_FLAGS[base]
         if eq and value and is_secret_name(name):
             found.append((i, value))
-        elif arg.startswith("-") and (is_secret_name(arg) or arg == tool_flag) and i + 1 < len(argv):
+        elif (
+            not eq and arg.startswith("-") and (is_secret_name(arg) or arg == tool_flag) and i + 1 < len(argv)
+        ):
+            # (``--gh=<token>`` holds its own value: the next argument is not its value)
             if argv[i + 1] and not argv[i + 1].startswith("-"):
                 found.append((i + 1, argv[i + 1]))
         elif tool_flag in _GLUED and arg.startswith(tool_flag or "") and len(arg) > 2 and not eq:

@@ -3,7 +3,7 @@
 Screens: :class:`OverviewScreen` (run, frames, breaks, top kernels),
 :class:`FrameScreen` (one frame in tabs) and the run's break stacks; dialogs for help,
 search, source, the run and export. Global keys live here: `/` search, `?` help, `i` the
-run, `s` the summary, `t` break stacks, `a` accuracy, `e` editor, `x` graphviz export (asks where first), `q` quit.
+run, `m` the summary, `t` break stacks, `a` accuracy, `e` editor, `x` graphviz export (asks where first), `q` quit.
 
 With ``follow=True`` the report is read again whenever the file changes (a run that
 ``inspectc run`` is still writing commits every 0.2 s) until the run has ended.
@@ -58,7 +58,7 @@ class InspectcApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("i", "run_details", "Run"),
-        Binding("s", "summary", "Summary"),
+        Binding("m", "summary", "Summary"),
         Binding("t", "break_stacks", "Break stacks"),
         Binding("a", "accuracy", "Accuracy", show=False),
         Binding("r", "rank_differences", "Ranks", show=False),

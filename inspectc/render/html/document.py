@@ -43,6 +43,7 @@ class Options:
     pictures: int = MAX_PICTURES
     perfetto: bool = True
     report_name: str = "report.inspectc"
+    highlight: int = html_sections.HIGHLIGHT_BUDGET  # characters of code highlighted
 
 
 def deflate(text: str) -> str:
@@ -66,6 +67,21 @@ def render_document(report: Report, page: Page, options: Options | None = None) 
         by_frame.setdefault(k.compile_id, []).append(k)
     fixes = by_break(frames)
     pictures = _Pictures(report, anchors, options.pictures)
+    with html_sections.highlight_budget(options.highlight):
+        return _document(report, page, options, frames, kernels, anchors, by_frame, fixes, pictures)
+
+
+def _document(
+    report: Report,
+    page: Page,
+    options: Options,
+    frames: list[Frame],
+    kernels: list[Kernel],
+    anchors: KernelAnchors,
+    by_frame: dict[object, list[Kernel]],
+    fixes: dict,
+    pictures: _Pictures,
+) -> str:
     frame_parts = [
         _frame_article(report, f, frames, by_frame.get(f.compile_id, []), anchors, fixes, pictures)
         for f in frames

@@ -6,6 +6,9 @@ escaped); links only ever point inside the page (``#frame-0-1``) or to an ``http
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from html import escape
 
 from pygments import highlight
@@ -15,8 +18,42 @@ from pygments.lexers import CppLexer, PythonLexer, TextLexer
 from inspectc.analysis.text import printable
 from inspectc.render.sections import CODE, DIM, STRONG, Item, Line, Page, Section, Span, Table
 
-CODE_CAP = 200_000  # characters of one highlighted block
+CODE_CAP = 200_000  # characters of one block of code
+HIGHLIGHT_BUDGET = 3_000_000  # characters one page highlights (Pygments: ~1 MB/s); the rest is plain
 _FORMATTER = HtmlFormatter(nowrap=False, cssclass="hl", wrapcode=True)
+_budget: ContextVar[list[int] | None] = ContextVar("highlight_budget", default=None)
+
+
+@contextmanager
+def highlight_budget(characters: int = HIGHLIGHT_BUDGET) -> Iterator[None]:
+    """Within the block, code blocks are highlighted until *characters* were, then plain."""
+    token = _budget.set([characters])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def _spend(size: int) -> bool:
+    left = _budget.get()
+    if left is None:
+        return True
+    if left[0] < size:
+        return False
+    left[0] -= size
+    return True
+
+
+def _plain(body: str, anchor: str | None) -> str:
+    """Code as escaped text (no highlighting), each line anchored when asked."""
+    lines = body.split("\n")
+    if anchor:
+        rows = "\n".join(
+            f'<span id="{escape(anchor)}-{n}"></span>{escape(row)}' for n, row in enumerate(lines, 1)
+        )
+    else:
+        rows = escape(body)
+    return f'<div class="hl"><pre><code>{rows}</code></pre></div>\n'
 
 
 def esc(text: object) -> str:
@@ -31,6 +68,8 @@ def code_block(text: str, language: str = "text", anchor: str | None = None) -> 
     body = printable(text, keep="\n\t")
     if len(body) > CODE_CAP:
         body = body[:CODE_CAP] + f"\n… ({len(body) - CODE_CAP:,} more characters in the report)"
+    if not _spend(len(body)):
+        return _plain(body, anchor)
     if anchor:
         formatter = HtmlFormatter(cssclass="hl", wrapcode=True, lineanchors=anchor, anchorlinenos=False)
         return highlight(body, lexer, formatter)

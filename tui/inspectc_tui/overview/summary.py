@@ -1,4 +1,4 @@
-"""`s`: the report's summary, section by section: the same :class:`Page` the terminal summary,
+"""`m`: the report's summary, section by section: the same :class:`Page` the terminal summary,
 the share Markdown, the HTML page and the JSON export render (so their counts, breaks,
 recompiles and suggestions agree), drawn as literal ``Text``."""
 
@@ -71,12 +71,12 @@ def page_text(page: Page) -> Text:
 
 
 class SummaryScreen(ModalScreen[None]):
-    """The summary page, scrollable; Esc, q or s closes it."""
+    """The summary page, scrollable; Esc, q or m closes it."""
 
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("q", "dismiss", "Close", show=False),
-        Binding("s", "dismiss", "Close", show=False),
+        Binding("m", "dismiss", "Close", show=False),
     ]
 
     def __init__(self, page: Page) -> None:
