@@ -258,5 +258,5 @@ def test_a_flag_that_holds_its_value_does_not_take_the_next_argument_as_one() ->
     from inspectc.model.secrets import secret_values
 
     assert secret_values(["run", "--gh=<token>", "API_KEY=<secret>"], {}) == ["<secret>"]  # its own
-    assert secret_values(["run", "--gh=tok3n-value", "next-arg"], {}) == ["tok3n-value"]
+    assert secret_values(["run", "--token=tok3n-value", "next-arg"], {}) == ["tok3n-value"]
     assert secret_values(["run", "--api-token", "s3cr3t-value"], {}) == ["s3cr3t-value"]
