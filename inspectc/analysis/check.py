@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from inspectc.analysis.breaks import flat
 from inspectc.analysis.rank_records import KINDS as RECORD_KINDS
 from inspectc.analysis.ranks import RankDifference
-from inspectc.analysis.views import break_groups, one_line
-from inspectc.analysis.views import printable as _clean
+from inspectc.analysis.views import BreakGroup, break_groups
 from inspectc.errors import UsageError
 from inspectc.model import STATUS_FAILED, Frame, Run
 from inspectc.model.accuracy import CORRUPT as CORRUPT_ACCURACY
-from inspectc.model.accuracy import AccuracyRun
+from inspectc.model.accuracy import AccuracyRun, GraphAccuracy, OutputCheck
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,18 +33,31 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class RunProblem:
+    """Why ``--fail-on-error`` fails: a frame that failed to compile, or how the run ended."""
+
+    kind: str  # failed | unfinished | exception | exit
+    frame: Frame | None = None
+    exception: str | None = None
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Violation:
-    what: str  # graph_breaks | recompiles | frames | errors
+    """A limit a report exceeds, with what exceeds it (typed: :mod:`inspectc.render.check`
+    says it in words)."""
+
+    what: str  # graph_breaks | recompiles | frames | errors | rank_differences | rel_error
     count: int
     limit: int | None
     rank: int | None
-    details: tuple[str, ...] = ()
-
-    def headline(self) -> str:
-        where = f" on rank {self.rank}" if self.rank is not None else ""
-        if self.limit is None:
-            return f"{self.what.replace('_', ' ')}: {self.count}{where}"
-        return f"{self.what.replace('_', ' ')}: {self.count}{where} > {self.limit} allowed"
+    groups: tuple[BreakGroup, ...] = ()  # graph_breaks
+    frames: tuple[Frame, ...] = ()  # recompiles, frames
+    problems: tuple[RunProblem, ...] = ()  # errors
+    differences: tuple[RankDifference, ...] = ()  # rank_differences
+    outputs: tuple[tuple[GraphAccuracy, OutputCheck], ...] = ()  # rel_error
+    max_rel_error: float | None = None
+    unread: str | None = None  # rel_error: why the accuracy entry could not be judged
 
 
 @dataclass(slots=True)
@@ -96,14 +107,20 @@ def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResu
     ):
         n, rank, own = worst[name]
         if limit is not None and n > limit:
-            result.violations.append(
-                Violation(name, n, limit, rank if ranked else None, tuple(_details(name, own)))
-            )
+            result.violations.append(_over(name, n, limit, rank if ranked else None, own))
     if limits.fail_on_error:
-        errors = _errors(frames, run)
-        if errors:
-            result.violations.append(Violation("errors", len(errors), None, None, tuple(errors)))
+        problems = run_problems(frames, run)
+        if problems:
+            result.violations.append(Violation("errors", len(problems), None, None, problems=tuple(problems)))
     return result
+
+
+def _over(name: str, n: int, limit: int, rank: int | None, frames: list[Frame]) -> Violation:
+    if name == "graph_breaks":
+        return Violation(name, n, limit, rank, groups=tuple(break_groups(frames)))
+    if name == "recompiles":
+        return Violation(name, n, limit, rank, frames=tuple(f for f in frames if f.recompiles))
+    return Violation(name, n, limit, rank, frames=tuple(frames))
 
 
 RANK_KINDS = (
@@ -141,90 +158,33 @@ def check_rank_differences(
     found = [d for d in diffs if d.kind in kinds]
     result.counts["rank_differences"] = len(found)
     if found:
-        details = tuple(
-            f"{d.kind}: {one_line(d.what, 80)} (ranks {', '.join(map(str, d.ranks_with))} differ)"
-            for d in found[:10]
+        result.violations.append(
+            Violation("rank_differences", len(found), None, None, differences=tuple(found))
         )
-        result.violations.append(Violation("rank_differences", len(found), None, None, details))
 
 
-def _details(name: str, frames: list[Frame], limit: int = 10) -> list[str]:
-    if name == "graph_breaks":
-        return [f"{g.count}× {g.location}: {one_line(g.reason, 90)}" for g in break_groups(frames)[:limit]]
-    if name == "recompiles":
-        out = []
-        for f in frames:
-            for r in f.recompiles[:1]:
-                out.append(
-                    f"{f.compile_id} {f.function or '?'}() {f.location}: {one_line(r.guard or r.text, 80)}"
-                )
-        return out[:limit]
-    return [f"{f.compile_id} {f.function or '?'}() {f.location}" for f in frames[:limit]]
-
-
-def _errors(frames: Sequence[Frame], run: Run) -> list[str]:
-    out = []
-    for f in frames:
-        if f.failure is not None:
-            rank = f"rank {f.rank} " if f.rank is not None else ""
-            out.append(
-                f"{rank}{f.compile_id} {f.function or '?'}() failed to compile: "
-                f"{f.failure.fail_type or '?'}: {one_line(flat(f.failure.reason), 160)}"
-            )
+def run_problems(frames: Sequence[Frame], run: Run) -> list[RunProblem]:
+    """Frames that failed to compile, and a run that did not end well."""
+    out = [RunProblem("failed", frame=f) for f in frames if f.failure is not None]
     if run.end_reason == "running":
         # the report never got its end: killed (SIGKILL, os._exit, a crash) or still running
-        out.append("the run did not finish: its report has no end (killed, or still running?)")
+        out.append(RunProblem("unfinished"))
     if run.exception:
-        out.append(f"the run ended with {one_line(run.exception, 100)}")
+        out.append(RunProblem("exception", exception=run.exception))
     elif run.exit_code not in (None, 0):
-        out.append(f"the run exited {run.exit_code}")
+        out.append(RunProblem("exit", exit_code=run.exit_code))
     return out
-
-
-def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
-    c = result.counts
-    if result.ok:
-        parts = [
-            _count("graph breaks", c.get("graph_breaks", 0), limits.max_graph_breaks),
-            _count("recompiles", c.get("recompiles", 0), limits.max_recompiles),
-            _count("frames", c.get("frames", 0), limits.max_frames),
-        ]
-        if result.per_rank:  # the counts are the worst rank's: say which, and the sums
-            on = ", ".join(
-                f"{k.replace('_', ' ')} rank {r}" for k, r in result.worst_rank.items() if r is not None
-            )
-            t = result.total
-            parts.append(
-                f"per rank, worst: {on}; in total over {len(result.per_rank)} ranks: "
-                f"{t.get('graph_breaks', 0)} graph breaks, {t.get('recompiles', 0)} recompiles, "
-                f"{t.get('frames', 0)} frames"
-            )
-        return f"inspectc check: ok: {report_label}: {', '.join(parts)}"
-    lines = [f"inspectc check: FAILED: {report_label}: {len(result.violations)} limit(s) exceeded"]
-    for v in result.violations:
-        lines.append(f"  {v.headline()}")
-        for d in v.details:
-            lines.append(f"    {_clean(d)}")
-    return "\n".join(lines)
-
-
-def _count(name: str, n: int, limit: int | None) -> str:
-    return f"{n} {name}" + (f" (max {limit})" if limit is not None else "")
 
 
 def check_accuracy(result: CheckResult, accuracy: AccuracyRun | None, max_rel_error: float) -> None:
     """``--max-rel-error X``: fail when an output's error against fp64 is above X, or when the
     report holds no accuracy result (``inspectc accuracy`` did not write it)."""
     if accuracy is None:
-        result.violations.append(
-            Violation(
-                "rel_error", 0, None, None, ("accuracy not checked: run inspectc accuracy to write it",)
-            )
-        )
+        result.violations.append(Violation("rel_error", 0, None, None, unread="not checked"))
         return
     corrupt = [e for e in accuracy.errors if e.startswith(CORRUPT_ACCURACY)]
     if corrupt:  # a gate that cannot read the figures does not pass
-        result.violations.append(Violation("rel_error", 0, None, None, (f"accuracy not read: {corrupt[0]}",)))
+        result.violations.append(Violation("rel_error", 0, None, None, unread=corrupt[0]))
         return
     over = [
         (g, o)
@@ -235,9 +195,6 @@ def check_accuracy(result: CheckResult, accuracy: AccuracyRun | None, max_rel_er
     result.counts["rel_error_over"] = len(over)
     if over:
         over.sort(key=lambda go: -(go[1].max_rel_error or 0.0))
-        details = tuple(
-            f"graph {g.compile_id} ({g.graph}) {o.name}: rel. error {o.max_rel_error:.3g} > {max_rel_error:g}"
-            f" (eager {o.eager_rel_error if o.eager_rel_error is None else format(o.eager_rel_error, '.3g')}, {o.verdict})"
-            for g, o in over[:10]
+        result.violations.append(
+            Violation("rel_error", len(over), None, None, outputs=tuple(over), max_rel_error=max_rel_error)
         )
-        result.violations.append(Violation("rel_error", len(over), None, None, details))

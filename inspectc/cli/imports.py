@@ -171,8 +171,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         check_frames,
         check_rank_differences,
         rank_kinds,
-        render_check,
     )
+    from inspectc.render.check import details, render_check
     from inspectc.render.rank_render import report_differences
     from inspectc.store.open import open_report
 
@@ -188,7 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if kinds is not None:
             check_rank_differences(result, report_differences(report), kinds)
         if args.max_rel_error is not None:
-            check_accuracy(result, getattr(report, "accuracy", None), args.max_rel_error)
+            check_accuracy(result, report.accuracy, args.max_rel_error)
     if args.json:
         data = {
             "ok": result.ok,
@@ -199,7 +199,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "count": v.count,
                     "limit": v.limit,
                     "rank": v.rank,
-                    "details": list(v.details),
+                    "details": details(v),
                 }
                 for v in result.violations
             ],

@@ -54,7 +54,7 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
         "bench": to_plain(report.bench.run),
         "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels
-        "accuracy": to_plain(getattr(report, "accuracy", None)),  # inspectc accuracy (None: not checked)
+        "accuracy": to_plain(report.accuracy),  # inspectc accuracy (None: not checked)
         "ddp_splits": export_ddp_splits(report),
         "rank_differences": export_rank_differences(report),
         "runtime_estimates": export_runtime(report.run_records, report.frames),  # per graph, per rank
