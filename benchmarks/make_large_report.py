@@ -204,11 +204,18 @@ def _kernel_source(rng: random.Random, name: str, nodes: list[str], size: int) -
 
 
 def build(
-    path: str | Path, *, frames: int = 1000, kernels_per_frame: int = 5, source_mb: float = 100
+    path: str | Path,
+    *,
+    frames: int = 1000,
+    kernels_per_frame: int = 5,
+    source_mb: float = 100,
+    rank: int | None = None,
+    world_size: int | None = None,
 ) -> dict:
-    """Write the report at *path*; return counts (frames, kernels, source bytes)."""
-    rng = random.Random(1234)
-    w = ReportFactory(path)
+    """Write the report at *path*; return counts (frames, kernels, source bytes). With *rank*,
+    one rank's report of a run of *world_size* processes (``inspectc merge`` joins them)."""
+    rng = random.Random(1234 + (rank or 0) // 8)  # ranks 0-7 alike, 8-15 alike...: some differ
+    w = ReportFactory(path, rank=rank)
     per_frame = int(source_mb * 1_000_000 / max(frames, 1))
     kernel_size = max(800, int(per_frame * 0.85 / max(kernels_per_frame, 1)))
     w.run(
@@ -228,6 +235,8 @@ def build(
             platform="Linux-6.8.0-x86_64",
             hostname="gpu-node-17",
             pid=4242,
+            rank=rank,
+            world_size=world_size,
         ),
     )
     source_bytes = 0
@@ -341,6 +350,7 @@ def build(
         w.frame(
             Frame(
                 compile_id=CompileId.parse(cid),
+                rank=rank,
                 ordinal=i,
                 function=function,
                 filename=filename,
@@ -380,10 +390,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--frames", type=int, default=1000)
     p.add_argument("--kernels-per-frame", type=int, default=5)
     p.add_argument("--source-mb", type=float, default=100)
+    p.add_argument("--rank", type=int, help="write one rank's report (with --world-size)")
+    p.add_argument("--world-size", type=int)
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     counts = build(
-        args.output, frames=args.frames, kernels_per_frame=args.kernels_per_frame, source_mb=args.source_mb
+        args.output,
+        frames=args.frames,
+        kernels_per_frame=args.kernels_per_frame,
+        source_mb=args.source_mb,
+        rank=args.rank,
+        world_size=args.world_size,
     )
     size = Path(args.output).stat().st_size
     print(

@@ -26,6 +26,7 @@ a { color: var(--link); text-decoration: none; } a:hover { text-decoration: unde
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 pre { margin: 0; padding: .6rem .8rem; overflow-x: auto; background: var(--panel); border-radius: 6px; white-space: pre; }
 .layout { display: grid; grid-template-columns: 17rem minmax(0, 1fr); min-height: 100vh; }
+.layout.single { display: block; max-width: 80rem; margin: 0 auto; }
 #sidebar { position: sticky; top: 0; height: 100vh; overflow-y: auto; padding: .8rem; border-right: 1px solid var(--line); background: var(--panel); }
 #sidebar h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); margin: 1rem 0 .3rem; }
 #sidebar ul { list-style: none; margin: 0; padding: 0; }
@@ -98,8 +99,12 @@ SCRIPT = r"""//<![CDATA[
     });
     return box._loading;
   }
-  function open(article) {
+  function open(article, id) {
     if (!article) return Promise.resolve();
+    if (article.hasAttribute("data-page")) {  // a split folder: each article is its own page
+      location.href = encodeURIComponent(article.id) + ".html" + (id ? "#" + encodeURIComponent(id) : "");
+      return new Promise(function () {});
+    }
     article.open = true;
     return load(article.querySelector(":scope > .body"));
   }
@@ -115,7 +120,9 @@ SCRIPT = r"""//<![CDATA[
     if (!id) return;
     var el = document.getElementById(id);
     var article = el && el.classList && el.classList.contains("article") ? el : owner(id);
-    open(article).then(function () {
+    var index = document.body.getAttribute("data-index");
+    if (!article && index) { location.href = index + "#" + encodeURIComponent(id); return; }
+    open(article, id).then(function () {
       var target = document.getElementById(id) || article;
       if (!target) return;
       var fold = target.closest("details");
@@ -184,11 +191,14 @@ SCRIPT = r"""//<![CDATA[
   }
   document.addEventListener("DOMContentLoaded", function () {
     all("details.article").forEach(function (a) {
-      a.addEventListener("toggle", function () { if (a.open) load(a.querySelector(":scope > .body")); });
+      a.addEventListener("toggle", function () {
+        if (a.open && a.hasAttribute("data-page")) open(a, a.id);
+        else if (a.open) load(a.querySelector(":scope > .body"));
+      });
     });
     wire(document);
     var box = document.getElementById("search");
-    box.addEventListener("input", function () { search(box.value); });
+    if (box) box.addEventListener("input", function () { search(box.value); });
     var t = document.getElementById("theme"); if (t) t.addEventListener("click", theme);
     var p = document.getElementById("perfetto"); if (p) p.addEventListener("click", function () { perfetto(p); });
     var h = document.getElementById("help-button"), help = document.getElementById("help");
@@ -199,7 +209,7 @@ SCRIPT = r"""//<![CDATA[
         if (ev.key === "Escape") ev.target.blur();
         return;
       }
-      if (ev.key === "/") { ev.preventDefault(); box.focus(); box.select(); }
+      if (ev.key === "/" && box) { ev.preventDefault(); box.focus(); box.select(); }
       else if (ev.key === "j") step(1);
       else if (ev.key === "k") step(-1);
       else if (ev.key === "o") location.hash = "#overview";

@@ -6,7 +6,9 @@ recompiles, guards, FX graphs, kernels, metrics, the fusion picture) and every k
 fused, timings, % of limit, compiled stages with their line map, source, repro command).
 
 Heavy bodies (a frame's or a kernel's details) are deflated into the page and inflated by its
-one script when opened, so a page of thousands of frames opens at once. Anchors are stable
+one script when opened, so a page of thousands of frames opens at once; past a size budget the
+least important bodies are left out (and said to be), and ``--split`` writes a folder of pages
+instead: an index and one page per frame and kernel. Anchors are stable
 (``report.html#kernel-triton_poi_fused_add_0``). A strict Content-Security-Policy lets only
 the page's own script run; every report string is escaped.
 """
@@ -18,32 +20,32 @@ import json
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from inspectc.analysis.remedies import by_break
-from inspectc.analysis.resume import bytecode, shown_function
-from inspectc.model import Frame, Kernel, fxgraph
+from inspectc.analysis.resume import shown_function
+from inspectc.model import Frame, Kernel
 from inspectc.render.html import sections as html_sections
+from inspectc.render.html.articles import Articles
 from inspectc.render.html.assets import SCRIPT, STYLE, policy
 from inspectc.render.html.sections import esc
-from inspectc.render.sections import Page, plural
-from inspectc.render.sections import frame as frame_sections
-from inspectc.render.sections import kernel as kernel_sections
+from inspectc.render.sections import Page
 from inspectc.render.sections.anchors import KernelAnchors, frame_anchor
 from inspectc.store.reader import Report
 
 MAX_PICTURES = 40  # fusion pictures drawn per page (each is one run of Graphviz's dot)
-PICTURE_TIMEOUT_S = 20.0
+BODY_BUDGET = 16 << 20  # bytes of folded bodies one page holds (base64 of DEFLATE)
 
 
 @dataclass(slots=True)
 class Options:
-    """What the page holds beyond the report: the share's repros, the picture budget."""
+    """What the page holds beyond the report: the share's repros, the budgets."""
 
     repros: list[tuple[str, str]] = field(default_factory=list)
     pictures: int = MAX_PICTURES
     perfetto: bool = True
     report_name: str = "report.inspectc"
     highlight: int = html_sections.HIGHLIGHT_BUDGET  # characters of code highlighted
+    bodies: int = BODY_BUDGET  # bytes of frames' and kernels' bodies in one page
 
 
 def deflate(text: str) -> str:
@@ -52,58 +54,123 @@ def deflate(text: str) -> str:
     return base64.b64encode(packer.compress(text.encode("utf-8")) + packer.flush()).decode("ascii")
 
 
-def _lazy(inner: str) -> str:
-    return f'<div class="body" data-z="{deflate(inner)}"></div>'
+_LEFT_OUT = (
+    '<div class="body"><p class="note">Not in this page: it holds the most important {what} up to its'
+    " size limit. <code>inspectc html --split DIR</code> writes every frame and kernel as its own page"
+    " (or open the report with <code>inspectc tui</code>).</p></div>"
+)
 
 
 def render_document(report: Report, page: Page, options: Options | None = None) -> str:
-    """The whole page of *report* whose overview is *page*."""
+    """The whole page of *report* whose overview is *page*: bodies by importance, until
+    :attr:`Options.bodies` bytes."""
     options = options or Options()
-    frames = report.frames
-    kernels = report.kernels
-    anchors = KernelAnchors(kernels)
-    by_frame: dict[object, list[Kernel]] = {}
-    for k in kernels:
-        by_frame.setdefault(k.compile_id, []).append(k)
-    fixes = by_break(frames)
-    pictures = _Pictures(report, anchors, options.pictures)
+    articles = Articles(report, pictures=options.pictures, report_name=options.report_name)
+    bodies: dict[int, str] = {}
+    left = options.bodies
     with html_sections.highlight_budget(options.highlight):
-        return _document(report, page, options, frames, kernels, anchors, by_frame, fixes, pictures)
+        for item in articles.by_importance():
+            if left <= 0:
+                break
+            inner = articles.frame_body(item) if isinstance(item, Frame) else articles.kernel_body(item)
+            packed = f'<div class="body" data-z="{deflate(inner)}"></div>'
+            left -= len(packed)
+            bodies[id(item)] = packed
+
+    def body(item: Frame | Kernel) -> str:
+        return bodies.get(id(item)) or _LEFT_OUT.format(
+            what="frames" if isinstance(item, Frame) else "kernels"
+        )
+
+    return _page(report, page, options, articles, body, index=None)
 
 
-def _document(
+def write_split(report: Report, page: Page, folder: Path, options: Options | None = None) -> int:
+    """*folder*/index.html (the overview and every article's head) and one page per frame and
+    kernel (*folder*/<anchor>.html); returns the pages written. *folder* is new or empty."""
+    options = options or Options()
+    articles = Articles(report, pictures=options.pictures, report_name=options.report_name)
+    written = 0
+    with html_sections.highlight_budget(options.highlight):
+        for item in articles.by_importance():
+            if isinstance(item, Frame):
+                anchor, attrs, head, inner = (
+                    frame_anchor(item.compile_id),
+                    articles.frame_attrs(item),
+                    articles.frame_head(item),
+                    articles.frame_body(item),
+                )
+            else:
+                anchor, attrs, head, inner = (
+                    articles.anchors(item),
+                    articles.kernel_attrs(item),
+                    articles.kernel_head(item),
+                    articles.kernel_body(item),
+                )
+            one = f'<details {attrs} open="open"><summary>{head}</summary>\n<div class="body">{inner}</div></details>\n'
+            text = _shell(
+                f"{page.title}: {anchor}",
+                '<p><a href="index.html">← the whole report</a></p>\n' + one,
+                "",
+                index="index.html",
+            )
+            (folder / f"{anchor}.html").write_text(text, encoding="utf-8")
+            written += 1
+
+    def body(item: Frame | Kernel) -> str:
+        anchor = frame_anchor(item.compile_id) if isinstance(item, Frame) else articles.anchors(item)
+        return f'<div class="body"><p><a href="{esc(anchor)}.html">Open it on its own page</a></p></div>'
+
+    (folder / "index.html").write_text(
+        _page(report, page, options, articles, body, index="pages"), encoding="utf-8"
+    )
+    return written + 1
+
+
+def _page(
     report: Report,
     page: Page,
     options: Options,
-    frames: list[Frame],
-    kernels: list[Kernel],
-    anchors: KernelAnchors,
-    by_frame: dict[object, list[Kernel]],
-    fixes: dict,
-    pictures: _Pictures,
+    articles: Articles,
+    body: Callable[[Frame | Kernel], str],
+    *,
+    index: str | None,
 ) -> str:
-    frame_parts = [
-        _frame_article(report, f, frames, by_frame.get(f.compile_id, []), anchors, fixes, pictures)
+    frames, kernels = articles.frames, articles.kernels
+    split = ' data-page="1"' if index == "pages" else ""
+    frame_parts = "".join(
+        f"<details {articles.frame_attrs(f)}{split}><summary>{articles.frame_head(f)}</summary>\n{body(f)}</details>\n"
         for f in frames
-    ]
-    lines = _NodeLines(report)
-    kernel_parts = [_kernel_article(report, k, anchors, options.report_name, lines) for k in kernels]
-    body = [
+    )
+    kernel_parts = "".join(
+        f"<details {articles.kernel_attrs(k)}{split}><summary>{articles.kernel_head(k)}</summary>\n{body(k)}</details>\n"
+        for k in kernels
+    )
+    main = [
         _toolbar(options),
         '<section id="overview-all">',
         html_sections.overview_html(page),
         "</section>\n",
         f'<section id="frames"><h2>Frames ({len(frames)})</h2>\n',
-        "".join(frame_parts) or "<p>No frames were compiled in this run.</p>",
+        frame_parts or "<p>No frames were compiled in this run.</p>",
         "</section>\n",
         f'<section id="kernels"><h2>Kernels ({len(kernels)})</h2>\n',
-        "".join(kernel_parts) or "<p>No kernels were recorded.</p>",
+        kernel_parts or "<p>No kernels were recorded.</p>",
         "</section>\n",
         _repros(options.repros),
         _perfetto_blob(report) if options.perfetto else "",
         _help(),
     ]
-    index = _search_index(report, page, frames, kernels, anchors)
+    found = _search_index(page, frames, kernels, articles.anchors)
+    sidebar = _sidebar(page, frames, kernels)
+    return _shell(page.title, "".join(main), sidebar, index=None, search=found)
+
+
+def _shell(title: str, main: str, sidebar: str, *, index: str | None, search: str = "[]") -> str:
+    """A whole document: the strict policy, the style, *main* beside *sidebar*, the script.
+    *index*: the page that holds every article (a split folder's index.html)."""
+    home = f' data-index="{esc(index)}"' if index else ""
+    layout = "layout" if sidebar else "layout single"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8" />\n'
@@ -111,12 +178,12 @@ def _document(
         '<meta name="viewport" content="width=device-width, initial-scale=1" />\n'
         '<meta name="color-scheme" content="light dark" />\n'
         '<link rel="icon" href="data:," />\n'
-        f"<title>{esc('inspectc: ' + page.title)}</title>\n"
-        f"<style>\n{STYLE}\n{html_sections.pygments_css()}</style>\n</head>\n<body>\n"
-        '<div class="layout">\n'
-        f"{_sidebar(page, frames, kernels)}"
-        f'<main id="main">\n{"".join(body)}</main>\n</div>\n'
-        f'<div id="search-index" hidden="hidden" data-json="{esc(index)}"></div>\n'
+        f"<title>{esc('inspectc: ' + title)}</title>\n"
+        f"<style>\n{STYLE}\n{html_sections.pygments_css()}</style>\n</head>\n<body{home}>\n"
+        f'<div class="{layout}">\n'
+        f"{sidebar}"
+        f'<main id="main">\n{main}</main>\n</div>\n'
+        f'<div id="search-index" hidden="hidden" data-json="{esc(search)}"></div>\n'
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
 
@@ -164,110 +231,6 @@ def _sidebar(page: Page, frames: list[Frame], kernels: list[Kernel]) -> str:
         f'<h2><a href="#frames">Frames ({len(frames)})</a></h2><ul>{frame_links}{more}</ul>\n'
         f'<h2><a href="#kernels">Kernels ({len(kernels)})</a></h2>\n'
         "</nav>\n"
-    )
-
-
-class _Pictures:
-    """Fusion pictures, drawn while the budget lasts (Graphviz's dot, bounded in time)."""
-
-    def __init__(self, report: Report, anchors: KernelAnchors, budget: int) -> None:
-        self.report, self.anchors, self.budget = report, anchors, budget
-
-    def __call__(self, frame: Frame) -> str:
-        if "post_grad" not in frame.graph_kinds or not frame.kernel_count:
-            return ""
-        if self.budget <= 0:
-            return f'<p class="note">Fusion picture: not drawn here (the page draws {MAX_PICTURES}); inspectc graph REPORT --frame {esc(frame.compile_id)} -o f.svg</p>'
-        from inspectc.errors import InspectcError
-        from inspectc.render.graph import fusion_dot, svg
-
-        self.budget -= 1
-        try:
-            dot = fusion_dot(
-                self.report, frame.compile_id, rank=frame.rank, links=lambda k: "#" + self.anchors(k)
-            )
-            picture = svg(dot, timeout_s=PICTURE_TIMEOUT_S)
-        except InspectcError as exc:
-            return f'<p class="note">Fusion picture: {esc(str(exc))}</p>'
-        start = picture.find("<svg")
-        return (
-            '<section class="findings" data-key="frame-fusion"><h4>Fusion picture (click a kernel)</h4>'
-            f'<div class="fusion">{picture[start:] if start >= 0 else ""}</div></section>'
-        )
-
-
-def _frame_article(
-    report: Report,
-    f: Frame,
-    frames: list[Frame],
-    kernels: list[Kernel],
-    anchors: KernelAnchors,
-    fixes: dict,
-    pictures: Callable[[Frame], str],
-) -> str:
-    found = frame_sections.frame_sections(
-        f,
-        frames,
-        report.run,
-        kernels_of_frame=kernels,
-        anchors=anchors,
-        fixes=fixes,
-        graph_text=lambda kind: report.graph(f.compile_id, kind, f.rank),
-        bytecode=lambda resumed: bytecode(report, resumed),
-    )
-    inner = "".join(html_sections.section_html(s, level=4) for s in found) + pictures(f)
-    anchor = frame_anchor(f.compile_id)
-    counts = f'data-breaks="{len(f.graph_breaks)}" data-recompiles="{len(f.recompiles)}" data-kernels="{f.kernel_count}"'
-    return (
-        f'<details class="article frame" id="{esc(anchor)}" {counts}><summary>'
-        f"{esc(f.compile_id.label)} {esc(shown_function(f))}"
-        f'<span class="st st-{esc(f.status)}">{esc(f.status)}</span>'
-        f'<span class="st">{esc(plural(len(f.graph_breaks), "break"))} · {esc(plural(f.kernel_count, "kernel"))}</span>'
-        f'<a class="permalink" href="#{esc(anchor)}" title="link to this frame">#</a></summary>\n'
-        f"{_lazy(inner)}</details>\n"
-    )
-
-
-class _NodeLines:
-    """Where each FX node of a frame's post-grad graph is defined: a kernel's fused node links there."""
-
-    def __init__(self, report: Report) -> None:
-        self.report = report
-        self._lines: dict[tuple[object, str], dict[str, int]] = {}
-
-    def link(self, k: Kernel) -> Callable[[str], str | None]:
-        kind = "post_grad_backward" if k.graph_kind.endswith("_backward") else "post_grad"
-        key = (k.compile_id, kind)
-        if key not in self._lines:
-            text = self.report.graph(k.compile_id, kind, k.rank)
-            graph = fxgraph.parse(text) if text else None
-            self._lines[key] = {n.name: n.text_line + 1 for n in graph.nodes} if graph else {}
-        found = self._lines[key]
-        frame = self.report.frame(k.compile_id, k.rank)
-        prefix = frame_sections.graph_anchor(frame, kind) if frame is not None else None
-        return lambda name: f"#{prefix}-{found[name]}" if prefix and name in found else None
-
-
-def _kernel_article(
-    report: Report, k: Kernel, anchors: KernelAnchors, report_name: str, lines: _NodeLines
-) -> str:
-    detail = report.kernel_detail(k) if k.language == "triton" else None
-    found = [
-        kernel_sections.facts(k, report.run, report.bench, detail),
-        kernel_sections.origins(k, report.run, lines.link(k)),
-        kernel_sections.compiled(k, detail, report.cpu_build() if k.language == "cpp" else None),
-        kernel_sections.source(k, report.kernel_source(k) if k.language != "extern" else None, report_name),
-    ]
-    inner = "".join(html_sections.section_html(s, level=4) for s in found if s is not None)
-    anchor = anchors(k)
-    t = k.time
-    timed = f"{t.typical_us:,.1f} µs × {t.calls}" if t is not None else "not timed"
-    return (
-        f'<details class="article kernel" id="{esc(anchor)}" data-frame="{esc(k.compile_id.label)}"><summary>'
-        f"<code>{esc(k.name)}</code>"
-        f'<span class="st">{esc(k.compile_id.label)} · {esc(k.language)} · {esc(timed)}</span>'
-        f'<a class="permalink" href="#{esc(anchor)}" title="link to this kernel">#</a></summary>\n'
-        f"{_lazy(inner)}</details>\n"
     )
 
 
@@ -320,9 +283,7 @@ def _entries(
         }
 
 
-def _search_index(
-    report: Report, page: Page, frames: list[Frame], kernels: list[Kernel], anchors: KernelAnchors
-) -> str:
+def _search_index(page: Page, frames: list[Frame], kernels: list[Kernel], anchors: KernelAnchors) -> str:
     return json.dumps(
         list(_entries(page, frames, kernels, anchors)), ensure_ascii=False, separators=(",", ":")
     )

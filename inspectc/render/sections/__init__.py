@@ -119,3 +119,23 @@ class Page:
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``1 kernel``, ``3 kernels`` (``nouns`` for an irregular plural)."""
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def ranges(numbers: Iterable[int]) -> str:
+    """``0-3, 5, 7-255``: sorted numbers with runs folded."""
+    values = sorted(set(numbers))
+    out: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(
+            str(values[i])
+            if i == j
+            else f"{values[i]}-{values[j]}"
+            if j > i + 1
+            else f"{values[i]}, {values[j]}"
+        )
+        i = j + 1
+    return ", ".join(out)

@@ -29,6 +29,7 @@ from inspectc.render.sections import (
     Span,
     line,
     plural,
+    ranges,
 )
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 
@@ -66,7 +67,7 @@ def graph_breaks(frames: Sequence[Frame], run: Run, *, limit: int = MAX_ITEMS) -
         return None
     ranks = sorted({f.rank for f in frames if f.rank is not None})
     total = sum(g.count for g in groups)
-    on_ranks = f"; ranks {', '.join(map(str, ranks))} together" if len(ranks) > 1 else ""
+    on_ranks = f"; ranks {ranges(ranks)} together" if len(ranks) > 1 else ""
     items = tuple(_break_item(g, run.cwd, ranked=len(ranks) > 1) for g in groups[:limit])
     more = len(groups) - len(items)
     return Section(
@@ -187,7 +188,7 @@ def recompiles(frames: Sequence[Frame], run: Run, *, limit: int = MAX_ITEMS) -> 
         return None
     count = sum(len(f.recompiles) for f in recompiled)
     ranks = sorted({f.rank for f in frames if f.rank is not None})
-    on_ranks = f"; ranks {', '.join(map(str, ranks))} together" if len(ranks) > 1 else ""
+    on_ranks = f"; ranks {ranges(ranks)} together" if len(ranks) > 1 else ""
     items = [_recompile_item(f, r, frames, run) for f in recompiled for r in f.recompiles[:3]]
     shown = items[:limit]
     more = count - len(shown)
@@ -270,7 +271,7 @@ def failed_frames(frames: Sequence[Frame], run: Run) -> Section | None:
     if not failed:
         return None
     ranks = sorted({f.rank for f in frames if f.rank is not None})
-    on_ranks = f"; ranks {', '.join(map(str, ranks))} together" if len(ranks) > 1 else ""
+    on_ranks = f"; ranks {ranges(ranks)} together" if len(ranks) > 1 else ""
     items = []
     for f in failed:
         fail = f.failure

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 from inspectc.analysis.ddp import DDP_WRAPPER_FILE, DdpSplit, ddp_splits, in_ddp_wrapper
 from inspectc.analysis.rank_runtime import graph_runtimes, parity, schedule_groups
-from inspectc.analysis.ranks import MAX_SHOWN, Rank, RankDifference, _first_line, _rank_text, ranks_of
+from inspectc.analysis.ranks import MAX_SHOWN, Rank, RankDifference, _first_line, ranks_of
 from inspectc.model import Frame
 from inspectc.model.runrecords import RunRecords
 from inspectc.render.rank_render import describe, report_differences
-from inspectc.render.sections import WARNING, Item, Line, Section, line, plural
+from inspectc.render.sections import WARNING, Item, Line, Section, line, plural, ranges
 from inspectc.store.reader import Report
 
 MAX_ROWS = 12
@@ -76,7 +76,8 @@ def ddp(frames: Sequence[Frame], splits: Sequence[DdpSplit]) -> Section | None:
 
 
 def differences(diffs: Sequence[RankDifference], ranks: Sequence[Rank]) -> Section:
-    names = ", ".join(_rank_text(r) for r in ranks)
+    numbered = ranges(r for r in ranks if r is not None)
+    names = ", ".join(x for x in (numbered, "none" if None in ranks else "") if x)
     if not diffs:
         return Section(
             key="rank_differences",
