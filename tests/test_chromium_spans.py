@@ -13,9 +13,9 @@ from typing import Any
 
 from conftest import run_cli
 
+from inspectc.model.decode.chromium import compile_spans
 from inspectc.render.perfetto import chrome_trace
 from inspectc.store.open import open_report
-from inspectc.trace.payloads.chromium import compile_spans
 
 INTERLEAVED = [  # as inductor_provenance_jit_log.txt has them (seq 77-82)
     ("B", "compile_file", 1.0),

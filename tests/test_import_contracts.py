@@ -1,8 +1,8 @@
 """The import contracts hold, and no import circle exists anywhere in inspectc or its TUI.
 
 The contracts (layers cli | tui -> render | capture -> analysis -> store | trace -> model ->
-errors; torch only
-under capture; textual only under the TUI) live in pyproject.toml and ``make lint`` runs
+errors; torch only under capture; textual only under the TUI; readers never import trace/)
+live in pyproject.toml and ``make lint`` runs
 ``lint-imports``; this runs it too. The circle check reads the same import graph (grimp,
 import-linter's engine, counting imports inside functions too) and asserts that its strongly
 connected components are single modules.

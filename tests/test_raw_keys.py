@@ -1,8 +1,9 @@
-"""Only trace/ knows torch's raw record shapes: readers, the CLI and the TUI name none of them.
+"""Only trace/ knows torch's raw record shapes: readers, the CLI, the TUI, share and the store name none.
 
-The raw keys are read off trace/'s own code (every ``x.get("key")`` and ``x["key"]`` in
-inspectc/trace, and the record names the builder dispatches on); none of them may appear as a
-string literal in inspectc/analysis, inspectc/render, inspectc/cli or the TUI. Words that are inspectc's own
+The raw keys are read off trace/'s own code and the decoders it shares with the readers in
+model/decode/ (every ``x.get("key")`` and ``x["key"]`` there, and the record names the builder
+dispatches on); none of them may appear as a string literal in inspectc/analysis,
+inspectc/render, inspectc/cli, the TUI, inspectc/share or inspectc/store. Words that are inspectc's own
 vocabulary too are not raw keys: the report model's field names, the Trace Event Format's
 fields (the Perfetto export writes that format) and a few plain labels, listed below.
 """
@@ -16,8 +17,8 @@ from pathlib import Path
 
 from inspectc import model
 from inspectc.model import extras as model_extras
+from inspectc.model.decode import chromium, ddp
 from inspectc.trace import builder
-from inspectc.trace.payloads import chromium, ddp
 from inspectc.trace.payloads import extras as compile_extras
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,8 +28,13 @@ READERS = [
     ROOT / "inspectc" / "cli",
     ROOT / "tui" / "inspectc_tui",
 ]
+# Issue 40: the report's store and the share engine read no raw key either (store/factory.py
+# takes the graph events' names, share the keys it drops from model/decode/record_keys.py).
+STORE_AND_SHARE = [ROOT / "inspectc" / "store", ROOT / "inspectc" / "share"]
+# Where the raw keys are read: trace/ and the decoders it shares with the readers.
+KEY_READERS = [ROOT / "inspectc" / "trace", ROOT / "inspectc" / "model" / "decode"]
 TRACE_EVENT_FORMAT = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
-LABELS = {"str", "backend", "errors", "graph", "graphs", "inputs", "kernels", "ops", "phase", "runtime", "shape", "size", "version"}  # fmt: skip
+LABELS = {"str", "backend", "errors", "graph", "graphs", "inputs", "kernels", "method", "ops", "phase", "runtime", "shape", "size", "version"}  # fmt: skip
 
 
 def _trees(folder: Path) -> list[tuple[Path, ast.Module]]:
@@ -84,7 +90,7 @@ def model_fields() -> set[str]:
 
 
 def raw_keys() -> set[str]:
-    keys = keys_read(ROOT / "inspectc" / "trace") - model_fields() - TRACE_EVENT_FORMAT - LABELS
+    keys = set().union(*map(keys_read, KEY_READERS)) - model_fields() - TRACE_EVENT_FORMAT - LABELS
     events = {*builder._HANDLERS, *builder._GRAPH_EVENTS, *compile_extras.EVENTS, *ddp.EVENTS, chromium.EVENT}
     return keys | events
 
@@ -98,7 +104,12 @@ def test_the_raw_keys_are_found() -> None:
 
 def test_readers_cli_and_tui_name_no_raw_key() -> None:
     raw = raw_keys()
-    named = {key: where for folder in READERS for key, where in literals(folder).items() if key in raw}
+    named = {
+        key: where
+        for folder in READERS + STORE_AND_SHARE
+        for key, where in literals(folder).items()
+        if key in raw
+    }
     assert named == {}, "raw torch keys outside trace/ (parse them in trace/):\n" + "\n".join(
         f"  {key!r}: {', '.join(where)}" for key, where in sorted(named.items())
     )

@@ -124,29 +124,34 @@ def test_without_metadata_or_bench_it_says_why() -> None:
     assert dram.limit is not None and "DRAM peak not known" in dram.limit and dram.inductor_gb == 0.5
 
 
-def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices() -> None:
-    from inspectc.store import bench as table
+def test_a_new_bench_run_replaces_its_modules_and_never_mixes_devices(tmp_path: Path) -> None:
+    from inspectc.store.edit import editing
+    from inspectc.store.factory import ReportFactory
 
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    path = ReportFactory(tmp_path / "r.inspectc").close()
     fig = summarize([1.0, 2.0, 3.0], "module_profiler")
     assert fig is not None
 
-    def keys() -> set[tuple[str, str]]:
-        return {(c, k) for c, k in db.execute("SELECT compile_id, kernel FROM bench")}
+    def put(run: BenchRun, kernel: tuple[str, str]) -> None:
+        with editing(path) as edit:
+            edit.put_bench(run, [((None, kernel[0], "output_code", kernel[1]), fig)])
 
-    table.write(
-        db,
-        BenchRun(started=1, device="H200", bandwidth_gbps=4000.0),
-        [((None, "0/0", "output_code", "a"), fig)],
-    )
-    table.write(db, BenchRun(started=2, device="H200"), [((None, "0/1", "output_code", "b"), fig)])
+    def keys() -> set[tuple[str, str]]:
+        db = sqlite3.connect(path)
+        try:
+            return {(c, k) for c, k in db.execute("SELECT compile_id, kernel FROM bench")}
+        finally:
+            db.close()
+
+    put(BenchRun(started=1, device="H200", bandwidth_gbps=4000.0), ("0/0", "a"))
+    put(BenchRun(started=2, device="H200"), ("0/1", "b"))
     assert keys() == {("0/0", "a"), ("0/1", "b")}
-    stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()[0])
-    assert stored["bandwidth_gbps"] == 4000.0 and stored["started"] == 2
-    table.write(db, BenchRun(started=3, device="H200"), [((None, "0/1", "output_code", "c"), fig)])
+    with open_report(path) as report:
+        stored = report.bench.run
+    assert stored is not None and stored.bandwidth_gbps == 4000.0 and stored.started == 2
+    put(BenchRun(started=3, device="H200"), ("0/1", "c"))
     assert keys() == {("0/0", "a"), ("0/1", "c")}  # the re-measured module's old figures went
-    table.write(db, BenchRun(started=4, device="cpu"), [((None, "0/1", "output_code", "d"), fig)])
+    put(BenchRun(started=4, device="cpu"), ("0/1", "d"))
     assert keys() == {("0/1", "d")}
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from inspectc.analysis.resume import resumed_function
 from inspectc.model import Frame, GraphBreak, StackFrame
-from inspectc.trace.own import is_runner_frame
-from inspectc.trace.payloads import breaks as payload_breaks
+from inspectc.model.decode import gb_docs
+from inspectc.model.decode.own import is_runner_frame
 
 # torch/_dynamo/exc.py get_gbid_documentation_link: one page per id of the graph-break
 # registry (torch/_dynamo/graph_break_registry.json), "GB0059" -> .../gb/gb0059.html.
@@ -25,7 +25,7 @@ _STACK_NAME = re.compile(r"\b___stack(\d{1,18})\b")
 
 def doc_url(gb: GraphBreak) -> str | None:
     """The break's page in torch's graph-break registry, as torch printed it or from its id."""
-    return payload_breaks.doc_url(gb.raw, gb.gb_id)
+    return gb_docs.doc_url(gb.raw, gb.gb_id)
 
 
 _USER_MESSAGE = re.compile(r"User-inserted graph break\. Message: (?P<msg>.*)", re.DOTALL)

@@ -3,7 +3,7 @@
 DDP + ``torch.compile``: Dynamo's DDPOptimizer splits a frame's graph at DDP's gradient
 bucket boundaries and compiles each piece as a submodule. torch logs that as
 two raw records (and counts the pieces in its graph-break count), which
-:mod:`inspectc.trace.payloads.ddp` reads; :func:`ddp_splits` shows them as DDP splits, not as
+:mod:`inspectc.model.decode.ddp` reads; :func:`ddp_splits` shows them as DDP splits, not as
 graph breaks. Graph breaks inside DDP's own Python wrapper
 (``torch/nn/parallel/distributed.py``) are real breaks of torch's code, labelled as such.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspectc.model import CompileId, Frame
+from inspectc.model.decode import ddp
 from inspectc.store.reader import Report
-from inspectc.trace.payloads import ddp
 
 DDP_WRAPPER_FILE = "torch/nn/parallel/distributed.py"
 MAX_SHOWN = 12

@@ -1,7 +1,7 @@
 """Dynamo's resume functions (``torch_dynamo_resume_in_forward_at_17``): where each
 continues (the two sides of one break's branch), the bytecode Dynamo logged for them, and
 why a frame has no graph. torch's shapes (the name, ``dis`` listings, the graph's ``# File:``
-comments, the bytecode records' names) are read by :mod:`inspectc.trace.payloads.resume`.
+comments, the bytecode records' names) are read by :mod:`inspectc.model.decode.resume`.
 Readers only: no torch."""
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspectc.model import Frame
-from inspectc.model.library import in_library
-from inspectc.store.reader import Report
-from inspectc.trace.payloads.resume import (
+from inspectc.model.decode.resume import (
     RESUME_PREFIX,
     bytecode_kind,
     resume_target_line,
@@ -20,6 +18,8 @@ from inspectc.trace.payloads.resume import (
     short_function,
     traced_code,
 )
+from inspectc.model.library import in_library
+from inspectc.store.reader import Report
 
 __all__ = [
     "BYTECODE_NOTE",

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from inspectc.errors import RankConflict, UsageError
-from inspectc.model import CompileId, Frame, Run, RunOptions
+from inspectc.model import Run, RunOptions
+from inspectc.store.oneshot import OneShotWriter
 from inspectc.store.writer import ReportWriter
 from inspectc.trace import bounded
 from inspectc.trace.builder import Builder
@@ -195,33 +196,6 @@ def _open_log(path: Path) -> IO[str]:
     return io.TextIOWrapper(os.fdopen(fd, "rb"), encoding="utf-8", errors="replace", newline="\n")
 
 
-class _ImportWriter(ReportWriter):
-    """A writer for one-shot imports: frames are written once at the end, commits are batched.
-
-    The builder re-writes a frame after each of its events (live capture wants that, so a
-    killed run keeps its frames); for an import only the last version matters.
-    """
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, flush_s=3600.0, publish_at_close=True)  # a failed import keeps -o's file
-        self.pending: dict[CompileId, Frame] = {}
-
-    def put_frame(self, frame: Frame) -> None:
-        self.pending[frame.compile_id] = frame
-
-    def flush(self) -> None:
-        pass  # commits happen in commit(), every COMMIT_EVERY events
-
-    def commit(self) -> None:
-        super().flush()
-
-    def write_frames(self) -> None:
-        for frame in self.pending.values():
-            super().put_frame(frame)
-        self.pending.clear()
-        self.commit()
-
-
 def import_logs(
     path: str | os.PathLike[str],
     output: str | os.PathLike[str],
@@ -236,7 +210,7 @@ def import_logs(
             raise UsageError(f"the report would overwrite its input {f.path}")
     result = ImportResult(output=out, files=files)
     started = time.perf_counter()
-    writer = _ImportWriter(out)
+    writer = OneShotWriter(out)  # a failed import keeps -o's file
     try:
         span = _import_files(writer, files, result)
         result.frames = len(writer.pending)
@@ -251,12 +225,12 @@ def import_logs(
     except BaseException:
         writer.discard()  # the report it created, never a file that was there before
         raise
-    writer.close()
+    writer.finish()
     return result
 
 
 def _import_files(
-    writer: _ImportWriter, files: list[LogFile], result: ImportResult
+    writer: OneShotWriter, files: list[LogFile], result: ImportResult
 ) -> tuple[float | None, float | None]:
     first_ts: float | None = None
     last_ts: float | None = None

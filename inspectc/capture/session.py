@@ -16,7 +16,6 @@ import logging
 import os
 import platform
 import socket
-import sqlite3
 import sys
 import threading
 import time
@@ -34,7 +33,7 @@ from inspectc.errors import ReportBusy, ReportError
 from inspectc.model import PROFILE_WINDOW, Run, RunOptions, secrets
 from inspectc.store import runlock
 from inspectc.store.origin import origin_meta
-from inspectc.store.writer import ReportWriter
+from inspectc.store.writer import ReportWriter, WriteError
 from inspectc.trace.builder import Builder
 from inspectc.version import __version__
 
@@ -230,7 +229,7 @@ class Capture:
         )
         try:
             self._writer.set_meta("run", self._run)
-        except sqlite3.Error as exc:  # a reader held the file past the timeout, a bad row
+        except WriteError as exc:  # a reader held the file past the timeout, a bad row
             self._unfinished = f"writing its run details failed ({_why(exc)})"
         self._writer.close()
         if self._report_lock is not None:
@@ -412,7 +411,7 @@ class Capture:
         if self._writer is not None:
             try:
                 self._writer.set_meta("capture_errors", list(self.errors))
-            except sqlite3.Error:
+            except WriteError:
                 pass  # noqa: S110 - kept in self.errors: stop() writes them with the run
 
 

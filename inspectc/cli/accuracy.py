@@ -117,20 +117,16 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
 
 
 def _store(output: Path, result: object) -> None:
-    import sqlite3
-
     from inspectc.model import accuracy as table
     from inspectc.render.accuracy import link_kernels
+    from inspectc.store.edit import editing
     from inspectc.store.open import open_report
 
     assert isinstance(result, table.AccuracyRun)
     with open_report(output) as report:
         result = link_kernels(result, report)
-    db = sqlite3.connect(output)
-    try:
-        table.write(db, result)
-    finally:
-        db.close()
+    with editing(output, what="the accuracy results") as report_edit:
+        report_edit.set_meta(table.META_KEY, result)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import stat
 import sys
 from pathlib import Path
@@ -71,16 +70,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 print(f"inspectc: not measured: {error}", file=sys.stderr)
             print(f"inspectc: no isolated figures measured; {shown(source)} unchanged", file=sys.stderr)
             return 1
-        if target is None:
-            _store(source, result)
-            written = source
-        else:
-            from inspectc.cli.output import replacing
-
-            with replacing(target, what="report") as tmp:
-                _copy(source, tmp)
-                _store(tmp, result)
-            written = target
+        _store(source, target, result)
+        written = source if target is None else target
     for error in result.run.errors:
         print(f"inspectc: not measured: {error}", file=sys.stderr)
     with open_report(written) as report:
@@ -92,28 +83,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _store(path: Path, result: object) -> None:
+def _store(source: Path, target: Path | None, result: object) -> None:
+    """The figures into the report *source* itself, or into a copy of it at *target*."""
     from inspectc.capture.bench import BenchResult
-    from inspectc.store import bench as bench_table
+    from inspectc.store import edit
 
     assert isinstance(result, BenchResult)
-    db = sqlite3.connect(path)
-    try:
-        bench_table.write(db, result.run, result.rows)
-    except sqlite3.Error as exc:
-        raise UsageError(f"cannot write the figures into {path}: {exc}") from None
-    finally:
-        db.close()
-
-
-def _copy(source: Path, tmp: Path) -> None:
-    src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
-    dst = sqlite3.connect(tmp)
-    try:
-        src.backup(dst)
-    finally:
-        src.close()
-        dst.close()
+    what = "the figures"
+    with (
+        edit.editing(source, what=what)
+        if target is None
+        else edit.edited_copy(source, target, what=what) as e
+    ):
+        e.put_bench(result.run, result.rows)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

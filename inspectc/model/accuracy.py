@@ -13,13 +13,12 @@ So float noise that eager has too is never called a bug.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.errors import InspectcError
-from inspectc.model import CompileId, from_plain, to_plain
+from inspectc.model import CompileId, from_plain
 from inspectc.model.compile_id import ranked
 
 META_KEY = "accuracy"
@@ -131,13 +130,6 @@ class AccuracyRun:
     def max_rel_error(self) -> float | None:
         values = [g.max_rel_error for g in self.graphs if g.max_rel_error is not None]
         return max(values) if values else None
-
-
-def write(db: sqlite3.Connection, run: AccuracyRun) -> None:
-    with db:
-        db.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (META_KEY, json.dumps(to_plain(run)))
-        )
 
 
 CORRUPT = "corrupt 'accuracy' entry in the report"

@@ -4,6 +4,7 @@ vector ISA and compile command (C++). Read by ``inspectc ir`` and the TUI. No to
 from __future__ import annotations
 
 from inspectc.model import Kernel
+from inspectc.model.decode.kernel_meta import cpp_arg_types
 from inspectc.model.irmap import STAGES
 from inspectc.model.kernel_detail import (
     ArgRecord,
@@ -13,7 +14,6 @@ from inspectc.model.kernel_detail import (
     grid_of,
     occupancy,
 )
-from inspectc.trace.payloads.output_code import cpp_arg_types
 
 
 def detail_lines(detail: KernelDetail) -> list[str]:

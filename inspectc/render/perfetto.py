@@ -4,7 +4,7 @@ and chrome://tracing: compile phases and measured kernel times, one process per 
 - **Compile phases** are torch's own ``chromium_event`` records (``dynamo_timed`` spans:
   ``entire_frame_compile``, ``inductor_compile``, ``entire_backward_compile``...), kept with
   their timestamps and args; times start at the report's first event (``otherData.ts_base_us``
-  is that instant in microseconds since the epoch). :mod:`inspectc.trace.payloads.chromium`
+  is that instant in microseconds since the epoch). :mod:`inspectc.model.decode.chromium`
   pairs begins and ends into complete (``X``) events (interleaved spans on extra lanes, a
   begin without its end closed as ``"unfinished"``, an end without a begin counted in the
   trace's metadata).
@@ -28,9 +28,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from inspectc.model import Frame, Kernel
+from inspectc.model.decode import chromium
 from inspectc.model.phases import kernel_phase
 from inspectc.store.reader import Report
-from inspectc.trace.payloads import chromium
 
 COMPILE_TID = chromium.COMPILE_TID
 _PHASE_TIDS = {"forward": 1, "inference": 1, "backward": 2, None: 3}

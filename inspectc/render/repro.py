@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from inspectc.analysis.text import ELLIPSIS, printable
 from inspectc.errors import ReproError
 from inspectc.model import CompileId, Kernel, to_plain
+from inspectc.model.decode.kernel_meta import cpp_arg_types, kernel_device
 from inspectc.model.kernel_detail import KernelDetail, Launch
 from inspectc.model.launch_args import LaunchArgsError, launch_from_code, recently_touched
 from inspectc.model.times import KernelTime
 from inspectc.render.repro_template import TEMPLATE
 from inspectc.store.reader import Report
-from inspectc.trace.payloads.output_code import cpp_arg_types, kernel_device
 
 # How the script times a Triton kernel unless told otherwise (``--method``): the bracket, L2 warm
 # to L2 cold. One isolated launch cannot have the run's L2 state (what the kernels before it left

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.errors import ReportError, UsageError
+from inspectc.model.decode.record_keys import CHECKSUM_KEYS
 from inspectc.share import detect
 from inspectc.share.found import redactor_for
 from inspectc.share.redact import Redactor
 from inspectc.share.rules import Rule
 from inspectc.store.bundle import DAMAGED, MemberBudget, check_directory, damage, open_bundle
 from inspectc.store.cells import report_cells
-from inspectc.trace.records import CHECKSUM_KEYS
 
 MEMBER_CAP = 64 * 1024 * 1024  # bytes read of one text member
 PAGE_CAP = 64 * 1024 * 1024  # bytes read of a Markdown or HTML file given alone

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.model import secrets as run_secrets
+from inspectc.model.decode.record_keys import SOURCE_FREE_EVENTS
 from inspectc.share.rules import NAME as _NAME
 from inspectc.share.rules import RULES, Rule, group_regex
-from inspectc.trace.records import SOURCE_FREE_EVENTS
 
 HOME = "~"
 USER = "<user>"

@@ -18,12 +18,12 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.model import Frame, GraphBreak, Recompile, StackFrame, from_plain, to_plain
+from inspectc.model.decode.record_keys import CHECKSUM_KEYS, SOURCE_LINE_KEY
 from inspectc.model.runrecords import RECORDS_EVENT, ExportIssue, RunRecords
 from inspectc.model.secrets import META_KEY
 from inspectc.share.redact import DATA_EVENTS, HOST, LEFT_OUT, USER, Redactor, scrub_run
 from inspectc.store import origin
 from inspectc.store.rewrite import Event, Rewritten, rewrite_report
-from inspectc.trace.records import CHECKSUM_KEYS, SOURCE_LINE_KEY
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@
 what it measured here, beside (never instead of) the in-run times of ``Kernel.time``. Stdlib
 only: readers open these figures without torch.
 
-Table ``bench(rank, compile_id, graph_kind, kernel, method, data)``: one row per figure.
+Table ``bench(rank, compile_id, graph_kind, kernel, method, data)`` (``schema.BENCH_SQL``;
+written by ``edit.ReportEdit.put_bench``): one row per figure.
 ``kernel`` is a kernel name of that output code, or ``""`` for the whole compiled module.
 ``method`` says how the figure was taken:
 
@@ -24,24 +25,17 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspectc.errors import ReportError
-from inspectc.model import CompileId, to_plain
+from inspectc.model import CompileId
 from inspectc.model.stats import MIN_SAMPLES, quantile  # fewer samples: the figure says so
-from inspectc.store.schema import NO_RANK, db_rank
+from inspectc.store.schema import NO_RANK
 from inspectc.store.validate import load_checked, parse_checked
 
-BENCH_SQL = """
-CREATE TABLE IF NOT EXISTS bench(
-    rank INTEGER NOT NULL, compile_id TEXT NOT NULL, graph_kind TEXT NOT NULL,
-    kernel TEXT NOT NULL, method TEXT NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY(rank, compile_id, graph_kind, kernel, method));
-"""
 MODULE = ""  # the ``kernel`` of a whole-module figure
 L2_FLUSHED = "module_profiler_l2_flushed"
 PER_CALL = (L2_FLUSHED, "module_profiler", "benchmark_compiled_module")
@@ -133,46 +127,7 @@ def cv_of(values: Sequence[float]) -> float:
     return statistics.pstdev(values) / mean if mean > 0 else 0.0
 
 
-# ------------------------------------------------------------------------------ storage
-
-
-def write(db: sqlite3.Connection, run: BenchRun, rows: list[tuple[Key, Isolated]]) -> BenchRun:
-    """Store one bench run; return the run as stored.
-
-    Figures of the modules it measured replace their earlier ones; figures of other modules
-    stay when they were taken on the same device, and are dropped otherwise (figures of two
-    devices never mix in one report). A CPU-only run on the device of an earlier CUDA run
-    keeps that run's measured bandwidth.
-    """
-    with db:
-        db.executescript(BENCH_SQL)
-        old = _old_run(db)
-        if old is not None and old.device != run.device:
-            db.execute("DELETE FROM bench")
-        elif old is not None and run.bandwidth_gbps is None:
-            run = replace(run, bandwidth_gbps=old.bandwidth_gbps, bandwidth_method=old.bandwidth_method)
-        for rank, cid, kind in {(r, c, k) for (r, c, k, _), _ in rows}:
-            db.execute(
-                "DELETE FROM bench WHERE rank = ? AND compile_id = ? AND graph_kind = ?",
-                (db_rank(rank), cid, kind),
-            )
-        db.executemany(
-            "INSERT OR REPLACE INTO bench(rank, compile_id, graph_kind, kernel, method, data)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (db_rank(r), cid, kind, name, fig.method, json.dumps(to_plain(fig)))
-                for (r, cid, kind, name), fig in rows
-            ],
-        )
-        db.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('bench', ?)", (json.dumps(to_plain(run)),)
-        )
-    return run
-
-
-def _old_run(db: sqlite3.Connection) -> BenchRun | None:
-    row = db.execute("SELECT value FROM meta WHERE key = 'bench'").fetchone()
-    return parse_checked(BenchRun, str(row[0])) if row else None
+# ------------------------------------------------------------------------------ reading
 
 
 Query = Callable[[str], list[tuple[Any, ...]]]

@@ -22,15 +22,8 @@ from types import TracebackType
 from typing import Any
 
 from inspectc.model import Frame, Kernel, Run
+from inspectc.model.decode.record_keys import GRAPH_EVENTS  # what a capture would have stored
 from inspectc.store.writer import ReportWriter
-
-# The event torch names each graph kind's text with (what a capture would have stored).
-GRAPH_EVENTS = {
-    "dynamo": "dynamo_output_graph",
-    "post_grad": "inductor_post_grad_graph",
-    "output_code": "inductor_output_code",
-    "guards": "dynamo_cpp_guards_str",
-}
 
 Piece = str | tuple[Kernel, str]
 

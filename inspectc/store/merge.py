@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import sqlite3
 import stat
 import sys
 from collections.abc import Sequence
@@ -22,11 +21,11 @@ from typing import Any
 
 from inspectc.errors import ReportError, UsageError
 from inspectc.model import Run, to_plain
-from inspectc.store import origin, untrusted
+from inspectc.store import origin
 from inspectc.store.bundle import open_single
+from inspectc.store.oneshot import OneShotWriter
 from inspectc.store.reader import Report
 from inspectc.store.schema import NO_RANK
-from inspectc.store.writer import ReportWriter
 from inspectc.version import __version__
 
 REPORT_PATTERN = "*.inspectc"
@@ -115,7 +114,7 @@ def merge_reports(
 
 def _merge(reports: list[Report], sources: list[Path], out: Path, argv: Sequence[str] | None) -> MergeResult:
     inputs, renumbered = plan_inputs(reports, sources)
-    writer = ReportWriter(out)
+    writer = OneShotWriter(out)  # out takes the merged report only once it is complete
     try:
         writer.set_meta("inspectc_version", __version__)
         writer.set_meta("source", "merge")
@@ -133,12 +132,13 @@ def _merge(reports: list[Report], sources: list[Path], out: Path, argv: Sequence
             "ranks",
             json.dumps([_rank_entry(i, r) for i, r in zip(inputs, reports, strict=True)]),
         )
-        writer.close()
-        _copy_rows(out, inputs)
+        offset = 0
+        for item in inputs:  # verified when opened (open_single); copied under a budget still
+            offset = writer.append_report(item.db_path, rank=item.rank, seq_offset=offset, name=item.path)
     except BaseException:
-        writer.close()
-        out.unlink(missing_ok=True)
+        writer.discard()  # the report it created, never a file that was there before
         raise
+    writer.finish()
     return MergeResult(out, tuple(inputs), renumbered)
 
 
@@ -164,66 +164,6 @@ def merged_run(inputs: Sequence[MergeInput], argv: Sequence[str] | None) -> Run:
         world_size=max([*worlds, (known[-1] + 1) if known else 0]) or None,
         capture_errors=tuple(e for r in runs for e in r.capture_errors),
     )
-
-
-def _copy_rows(out: Path, inputs: Sequence[MergeInput]) -> None:
-    db = sqlite3.connect(out.resolve().as_uri(), uri=True, isolation_level=None)
-    try:
-        # the inputs were verified when opened (open_single); the copy still runs under a budget
-        budget = untrusted.guard(db, out)
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute("BEGIN")
-        offset = 0
-        for n, item in enumerate(inputs):
-            db.execute("ATTACH DATABASE ? AS src", (item.db_path.resolve().as_uri() + "?mode=ro",))
-            try:
-                budget.reset()
-                offset = _copy_one(db, item, offset)
-            except sqlite3.DatabaseError as exc:
-                if budget.reason or budget.interrupted:
-                    budget.path = item.path
-                    raise budget.error(exc) from None
-                raise ReportError(f"{item.path}: cannot merge: {exc}") from None
-            finally:
-                db.execute("COMMIT")
-                db.execute("DETACH DATABASE src")
-                if n + 1 < len(inputs):
-                    db.execute("BEGIN")
-    finally:
-        db.close()
-
-
-def _copy_one(db: sqlite3.Connection, item: MergeInput, offset: int) -> int:
-    keep = item.rank is None
-    rank_sql = "rank" if keep else "?"
-    rank_arg: tuple[Any, ...] = () if keep else (NO_RANK if item.rank is None else item.rank,)
-    db.execute(
-        f"INSERT INTO events(seq, ts, rank, compile_id, name, metadata, payload)"
-        f" SELECT seq + ?, ts, {rank_sql}, compile_id, name, metadata, payload FROM src.events",
-        (offset, *rank_arg),
-    )
-    db.execute(
-        f"INSERT OR REPLACE INTO graphs(rank, compile_id, kind, seq, start, stop)"
-        f" SELECT {rank_sql}, compile_id, kind, seq + ?, start, stop FROM src.graphs",
-        (*rank_arg, offset),
-    )
-    db.execute(
-        f"INSERT INTO kernels(rank, compile_id, name, language, kind, graph_kind, seq, start, stop,"
-        f" data) SELECT {rank_sql}, compile_id, name, language, kind, graph_kind, seq + ?, start,"
-        f" stop, data FROM src.kernels ORDER BY id",
-        (*rank_arg, offset),
-    )
-    for rank, cid, ordinal, data in db.execute("SELECT rank, compile_id, ordinal, data FROM src.frames"):
-        if not keep:
-            frame = json.loads(data)
-            frame["rank"] = item.rank
-            data, rank = json.dumps(frame), item.rank
-        db.execute(
-            "INSERT OR REPLACE INTO frames(rank, compile_id, ordinal, data) VALUES (?, ?, ?, ?)",
-            (NO_RANK if rank is None else rank, cid, ordinal, data),
-        )
-    top = db.execute("SELECT max(seq) FROM src.events").fetchone()[0]
-    return offset + int(top or 0)
 
 
 def reports_in(folder: Path) -> list[Path]:

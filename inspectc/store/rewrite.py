@@ -23,9 +23,8 @@ from typing import Protocol
 
 from inspectc.errors import ReportError
 from inspectc.store import untrusted
-from inspectc.store.bench import BENCH_SQL
-from inspectc.store.schema import compress, decompress
-from inspectc.store.target import create_empty_report
+from inspectc.store.schema import BENCH_SQL, compress, decompress
+from inspectc.store.target import open_target
 
 _KEPT_META = ("format", "schema_version")  # copied as they are: they say how to read the file
 
@@ -87,7 +86,7 @@ def rewrite_report(src: str | os.PathLike[str], dest: str | os.PathLike[str], re
     dest = Path(dest)
     source, budget = untrusted.open_verified(Path(src))
     try:
-        create_empty_report(dest)
+        open_target(dest)  # the one place every writer opens its target
         out = sqlite3.connect(str(dest), isolation_level=None)
         try:
             out.execute("PRAGMA journal_mode=DELETE")

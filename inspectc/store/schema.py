@@ -11,7 +11,12 @@ Tables (schema version in ``SCHEMA_VERSION`` below, changelog in ``CHANGELOG``):
   frames(rank, compile_id, ordinal, data)            one JSON ``Frame`` per compiled frame
   graphs(rank, compile_id, kind, seq, start, stop)   a slice of an event payload
   kernels(id, rank, compile_id, name, language, kind, graph_kind, seq, start, stop, data)
-  bench(rank, compile_id, graph_kind, kernel, method, data)   ``inspectc bench`` (bench.py)
+  bench(rank, compile_id, graph_kind, kernel, method, data)   ``inspectc bench`` (bench.py):
+                                   made by the first bench run (``BENCH_SQL``), absent before
+
+Every table is here; every statement that writes a report is in ``store/`` (the writers:
+``writer.py``, ``oneshot.py``, ``edit.py``, ``rewrite.py``), as coverage.py keeps its SQL in
+``sqldata.py``.
 """
 
 from __future__ import annotations
@@ -102,6 +107,14 @@ CREATE TABLE IF NOT EXISTS kernels(
     name TEXT NOT NULL, language TEXT NOT NULL, kind TEXT NOT NULL, graph_kind TEXT NOT NULL,
     seq INTEGER NOT NULL, start INTEGER NOT NULL, stop INTEGER NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS kernels_by_frame ON kernels(rank, compile_id);
+"""
+# Made by the first ``inspectc bench`` on a report, not with the report: a report bench never
+# ran on has no bench table (readers look for the table, not the version; schema 3 above).
+BENCH_SQL = """
+CREATE TABLE IF NOT EXISTS bench(
+    rank INTEGER NOT NULL, compile_id TEXT NOT NULL, graph_kind TEXT NOT NULL,
+    kernel TEXT NOT NULL, method TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY(rank, compile_id, graph_kind, kernel, method));
 """
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -1,6 +1,7 @@
-"""The report file on disk, before and around the writer: where ``-o`` may write (never a link,
-a device, a file inspectc did not write, or beside a journal SQLite did not write), and an
-empty report created under an unpredictable name and published by one atomic rename."""
+"""The report file on disk, before and around the writers: where ``-o`` may write (never a link,
+a device, a file inspectc did not write, or beside a journal SQLite did not write), and a new
+report (empty, or a copy of another) created under an unpredictable name and published by one
+atomic rename. :func:`open_target` is the one place every writer opens its target."""
 
 from __future__ import annotations
 
@@ -14,8 +15,29 @@ from inspectc.errors import ReportError
 from inspectc.store.schema import FORMAT, SCHEMA_SQL, SCHEMA_VERSION, SQLITE_MAGIC, journal
 
 
-def create_empty_report(path: Path, *, publish: bool = True) -> Path:
-    """Put a complete empty report (schema, format marker) at *path* in one atomic rename.
+def open_target(
+    path: Path, *, publish: bool = True, copy_of: Path | None = None, in_place: bool = False
+) -> Path:
+    """The one place a writer of a report file opens its target; the file its rows go to.
+
+    Every writer comes here first (:class:`~inspectc.store.writer.ReportWriter` for capture
+    and made-to-order reports, :mod:`~inspectc.store.oneshot` for import and merge,
+    :mod:`~inspectc.store.edit` for bench and accuracy, :mod:`~inspectc.store.rewrite` for
+    share's copy), so the rules of ``-o`` live in one place: :func:`check_writable`. Then, by default, a new report at *path*
+    (:func:`create_report`: empty, or a copy of the report *copy_of*); with *in_place*, the
+    existing report at *path* itself, which must be one.
+    """
+    check_writable(path)
+    if not in_place:
+        return create_report(path, publish=publish, copy_of=copy_of)
+    if identity(path) is None or not replaceable_report(path) or not os.path.getsize(path):
+        raise ReportError(f"cannot write into {path}: it is not an inspectc report")
+    return path
+
+
+def create_report(path: Path, *, publish: bool = True, copy_of: Path | None = None) -> Path:
+    """Put a complete report at *path* in one atomic rename: empty (schema, format marker),
+    or with *copy_of* a copy of that report (verified first: no view or trigger comes along).
 
     A reader polling the path never sees a half-created file. The file is built under a
     name nobody can predict (``mkstemp``: created exclusively, so a planted symlink is
@@ -34,27 +56,54 @@ def create_empty_report(path: Path, *, publish: bool = True) -> Path:
         db = sqlite3.connect(str(tmp), isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=DELETE")
-            db.execute("BEGIN")
-            for statement in SCHEMA_SQL.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute("INSERT INTO meta(key, value) VALUES ('format', ?)", (FORMAT,))
-            db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            db.execute("COMMIT")
+            if copy_of is None:
+                _write_schema(db)
+            else:
+                _copy_into(db, copy_of)
         finally:
             db.close()
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; a report is the user's file
         if not publish:
             return tmp
-        if is_sqlite_journal(journal(path)):
-            journal(path).unlink()
-        os.replace(tmp, path)
+        publish_report(tmp, path)
     except (sqlite3.Error, OSError) as exc:
         tmp.unlink(missing_ok=True)
         journal(tmp).unlink(missing_ok=True)
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ReportError(f"cannot write report {path}: {why}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        journal(tmp).unlink(missing_ok=True)
+        raise
     return path
+
+
+def _write_schema(db: sqlite3.Connection) -> None:
+    db.execute("BEGIN")
+    for statement in SCHEMA_SQL.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO meta(key, value) VALUES ('format', ?)", (FORMAT,))
+    db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    db.execute("COMMIT")
+
+
+def _copy_into(db: sqlite3.Connection, source: Path) -> None:
+    from inspectc.store import untrusted
+
+    src, _ = untrusted.open_verified(source)
+    try:
+        untrusted.guard(db, source)  # the copy holds the source's schema: read it as a stranger's
+        src.backup(db)
+    finally:
+        src.close()
+
+
+def publish_report(tmp: Path, path: Path) -> None:
+    """Give the finished report *tmp* the name *path* (a stale journal of *path* goes first)."""
+    if is_sqlite_journal(journal(path)):
+        journal(path).unlink()
+    os.replace(tmp, path)
 
 
 def check_writable(path: Path) -> None:

@@ -119,8 +119,7 @@ def connect(path: Path, *, immutable: bool = False) -> tuple[sqlite3.Connection,
 
 
 def _expected() -> dict[str, tuple[tuple[object, ...], ...]]:
-    from inspectc.store.bench import BENCH_SQL
-    from inspectc.store.schema import SCHEMA_SQL
+    from inspectc.store.schema import BENCH_SQL, SCHEMA_SQL
 
     mem = sqlite3.connect(":memory:")
     try:

@@ -1,4 +1,10 @@
-"""Writing a report: appended to as the run goes, committed at least every 0.2 s, fork-safe."""
+"""Writing a new report: appended to as the run goes, committed at least every 0.2 s, fork-safe.
+
+The one writer of new report files (capture, made-to-order reports; import and merge through
+:mod:`inspectc.store.oneshot`): every row goes in through :class:`ReportWriter`'s methods. Changes to an
+existing report (``bench``, ``accuracy``) are :mod:`inspectc.store.edit`'s; a copy of a report
+rewritten row by row (``share``) is :mod:`inspectc.store.rewrite`'s.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +22,11 @@ from inspectc.errors import ReportError
 from inspectc.model import Frame, Kernel, to_plain
 from inspectc.store.schema import compress, journal
 from inspectc.store.schema import db_rank as _rank
-from inspectc.store.target import check_writable, create_empty_report, identity, is_sqlite_journal
+from inspectc.store.target import identity, is_sqlite_journal, open_target, publish_report
+
+# What a write of one row raises when that row could not be written (a bad value, a reader
+# holding the file past the timeout); the writer itself goes on. Callers catch it by this name.
+WriteError = sqlite3.Error
 
 
 class ReportWriter:
@@ -38,7 +48,6 @@ class ReportWriter:
         self, path: str | os.PathLike[str], *, flush_s: float = 0.2, publish_at_close: bool = False
     ) -> None:
         self.path = Path(path)
-        check_writable(self.path)
         self.failure: str | None = None
         self.final_commit_s = 30.0  # how long close() waits for readers before saying what is lost
         self._lock = threading.RLock()
@@ -46,7 +55,7 @@ class ReportWriter:
         self._closed = False
         self._next_seq = 1
         self._flush_s = flush_s
-        self._file = create_empty_report(self.path, publish=not publish_at_close)  # where rows go
+        self._file = open_target(self.path, publish=not publish_at_close)  # where rows go
         self._created = identity(self._file)  # what discard() may remove: this file only
         try:
             self._db = sqlite3.connect(str(self._file), check_same_thread=False, isolation_level=None)
@@ -241,9 +250,7 @@ class ReportWriter:
         if identity(self._file) != created:
             return
         try:
-            if is_sqlite_journal(journal(self.path)):
-                journal(self.path).unlink()
-            os.replace(self._file, self.path)
+            publish_report(self._file, self.path)
         except OSError as exc:
             self.failure = f"cannot write report {self.path}: {exc.strerror or exc}"
 

@@ -39,17 +39,6 @@ __all__ = [
 ]
 
 # Keys torch's trace_structured adds around the event's own key (rank, compile id, stack...).
-# Keys of a record's metadata derived from the original text (the payload's md5): a shared
-# copy drops them, since they could be checked against guesses.
-CHECKSUM_KEYS = frozenset({"has_payload"})
-# The key of a stack entry that holds the source line (a copy without source drops it).
-SOURCE_LINE_KEY = "loc"
-
-# Records whose payloads are data, never the user's source (`share --no-source` keeps them).
-SOURCE_FREE_EVENTS = frozenset(
-    {"inspectc_kernel_times", "artifact:torch_version", "artifact:recompile_reasons"}
-)
-
 CONTEXT_KEYS = frozenset(
     {
         "rank",

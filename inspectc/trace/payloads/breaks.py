@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from inspectc.model import CompileId, FailedGuard, GraphBreak, Recompile, StackFrame
 
-__all__ = ["doc_url", "parse_break", "parse_recompile_reasons"]
+__all__ = ["parse_break", "parse_recompile_reasons"]  # a break's page: model/decode/gb_docs.py
 
 _LOCATION = re.compile(
     r"^Graph break(?: \(user stack suppressed due to duplicate graph break\))?"
@@ -292,18 +292,3 @@ def _recompile(text: str) -> FailedGuard:
     first = body.split("\n", 1)[0]
     guard = first.split("  # ", 1)[0].strip() or None
     return FailedGuard(text=text, earlier_compile_id=earlier, guard=guard)
-
-
-GRAPH_BREAK_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"
-_DOC_LINK = re.compile(r"please visit:\s*(https?://\S+)")
-_GB_NUMBER = re.compile(r"^GB(\d{1,18})$")
-
-
-def doc_url(raw: str | None, gb_id: str | None) -> str | None:
-    """A break's page in torch's graph-break registry: as torch printed it in the break's
-    text, else made from its id (``GB0124`` -> ``.../gb/gb0124.html``)."""
-    found = _DOC_LINK.search(raw or "")
-    if found:
-        return found.group(1).rstrip(".")
-    match = _GB_NUMBER.match(gb_id or "")
-    return f"{GRAPH_BREAK_SITE}gb{match.group(1)}.html" if match else None

@@ -364,13 +364,3 @@ def _gaps(code: str, spans: list[KernelSpan]) -> list[tuple[int, int]]:
     if position < len(code):
         gaps.append((position, len(code)))
     return gaps
-
-
-def cpp_arg_types(meta: dict[str, Any]) -> list[str]:
-    """A C++ kernel's argument types as the builder put them in ``Kernel.meta``."""
-    return [str(t) for t in meta.get("arg_types") or ()]
-
-
-def kernel_device(meta: dict[str, Any], language: str) -> str:
-    """The device a kernel ran on (``Kernel.meta``), else what its language implies."""
-    return str(meta.get("device") or ("cuda" if language == "triton" else "cpu"))

@@ -1,8 +1,9 @@
 """torch's shapes of Dynamo's resume functions: their names
 (``torch_dynamo_resume_in_forward_at_17``), the ``dis`` listings of the
 ``<name>_ORIGINAL_BYTECODE`` / ``<name>_MODIFIED_BYTECODE`` records, and the ``# File:``
-comments of a Dynamo graph. Readers ask these functions (through
-:mod:`inspectc.analysis.resume`) instead of matching torch's text themselves. No torch.
+comments of a Dynamo graph, as a report keeps them (frame names, raw bytecode records, the
+Dynamo graph's text). Readers ask these functions (through :mod:`inspectc.analysis.resume`)
+instead of matching torch's text themselves. No torch.
 """
 
 from __future__ import annotations
