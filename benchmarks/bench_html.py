@@ -27,7 +27,13 @@ def _driver():  # type: ignore[no-untyped-def]
 
     options = Options()
     options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,900",
+    ):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
@@ -61,13 +67,19 @@ def main() -> int:
     inspectc = [sys.executable, "-m", "inspectc"]
     driver = _driver()
     print(f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'report':<28} {'report MB':>9} {'write s':>8} {'page MB':>8} {'DOM s':>6} {'ready s':>8} {'open frame s':>12}")
+    print(
+        f"{'report':<28} {'report MB':>9} {'write s':>8} {'page MB':>8} {'DOM s':>6} {'ready s':>8} {'open frame s':>12}"
+    )
     try:
         for report in map(Path, args.reports):
             with tempfile.TemporaryDirectory() as tmp:
                 page = Path(tmp) / "page.html"
                 t0 = time.perf_counter()
-                subprocess.run([*inspectc, "html", str(report), "-o", str(page), "--no-pictures"], check=True, capture_output=True)
+                subprocess.run(
+                    [*inspectc, "html", str(report), "-o", str(page), "--no-pictures"],
+                    check=True,
+                    capture_output=True,
+                )
                 wrote = time.perf_counter() - t0
                 loads = [_load(driver, page) for _ in range(args.rounds)]
                 dom = statistics.median(x[0] for x in loads)
