@@ -132,6 +132,10 @@ def test_merge_equals_importing_the_ranks_together(
     a, b = export(merged), export(both)
     assert {f["rank"] for f in a["frames"]} == {0, 1}
     a.pop("run"), b.pop("run")
+    sa, sb = a.pop("summary"), b.pop("summary")  # its facts name each report's own command
+    assert sa["counts"] == sb["counts"] and [s["title"] for s in sa["sections"]] == [
+        s["title"] for s in sb["sections"]
+    ]
     assert a == b  # same frames, graphs, kernel sources (slices moved with the events)
     with open_report(merged) as r:
         assert r.event_count() == sum(open_report(p).event_count() for p in rank_reports.glob("*.inspectc"))
