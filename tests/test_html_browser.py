@@ -220,3 +220,58 @@ def test_the_main_views_look_as_they_did(
             browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
         except WebDriverException:
             pass
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report of 500 kernels (the benchmark's generator): more than a page lists at once."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("big")
+    report = out / "big.inspectc"
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "make_large_report.py"
+    subprocess.run(
+        [sys.executable, str(script), str(report), "--frames", "100", "--source-mb", "2"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return report
+
+
+def test_a_link_into_a_huge_list_and_a_split_folder_both_land(
+    browser: object, big: Path, tmp_path: Path
+) -> None:
+    from inspectc.render.sections.anchors import KernelAnchors
+    from inspectc.store.open import open_report
+
+    with open_report(big) as r:
+        anchors = KernelAnchors(r.kernels)
+        last = anchors(r.kernels[-1])  # listed only when asked: it is in a deflated chunk
+    page = _page(big, tmp_path, "--no-pictures")
+    logs = _open(browser, page)
+    assert not [e for e in logs if e["level"] == "SEVERE"], logs
+    assert browser.execute_script(f"return document.getElementById('{last}') === null")  # type: ignore[attr-defined]
+    browser.execute_script(f"location.hash = '#{last}'")  # type: ignore[attr-defined]
+    kernel = _wait(
+        browser, f"var k = document.getElementById('{last}'); return k && k.open && k", "not listed"
+    )
+    assert kernel.text  # type: ignore[attr-defined]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "details.article.kernel")) == 500  # type: ignore[attr-defined]
+    folder = tmp_path / "split"
+    run_cli("html", str(big), "--split", str(folder), "--no-pictures", check=True)
+    assert len(list(folder.glob("*.html"))) == 1 + 100 + 500
+    _open(browser, folder / "index.html", f"#{last}")  # the index sends a link on to its page
+    _wait(browser, f"return location.pathname.endsWith('/{last}.html')", "not sent to the kernel's page")
+    _wait(
+        browser,
+        f"var k = document.getElementById('{last}'); return k && k.open",
+        "the page's article is shut",
+    )
+    first_frame = browser.execute_script("return document.querySelector('a[href^=\"#frame-\"]')")  # type: ignore[attr-defined]
+    if first_frame is not None:  # a link to another page's article goes through the index
+        first_frame.click()
+        _wait(
+            browser, "return /frame-[^/]*\\.html$/.test(location.pathname)", "not sent on to the frame's page"
+        )

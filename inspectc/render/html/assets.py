@@ -115,10 +115,33 @@ SCRIPT = r"""//<![CDATA[
     });
     return best;
   }
+  function more() {  // list every article the page keeps deflated (a huge report's)
+    return Promise.all(all(".more-articles[data-z]").map(function (box) {
+      return inflate(box.getAttribute("data-z")).then(function (html) {
+        box.removeAttribute("data-z");
+        box.insertAdjacentHTML("beforebegin", html);
+        var listed = box.previousElementSibling;
+        box.remove();
+        return listed;
+      });
+    })).then(function () {
+      all(".show-more").forEach(function (b) { b.parentElement.remove(); });
+      all("details.article").forEach(watch);
+    });
+  }
+  function watch(a) {
+    if (a._watched) return;
+    a._watched = true;
+    a.addEventListener("toggle", function () {
+      if (a.open && a.hasAttribute("data-page")) open(a, a.id);
+      else if (a.open) load(a.querySelector(":scope > .body"));
+    });
+  }
   function follow() {
     var id = decodeURIComponent(location.hash.slice(1));
     if (!id) return;
     var el = document.getElementById(id);
+    if (!el && !owner(id) && document.querySelector(".more-articles[data-z]")) { more().then(follow); return; }
     var article = el && el.classList && el.classList.contains("article") ? el : owner(id);
     var index = document.body.getAttribute("data-index");
     if (!article && index) { location.href = index + "#" + encodeURIComponent(id); return; }
@@ -190,12 +213,8 @@ SCRIPT = r"""//<![CDATA[
     if (next) location.hash = "#" + next.id;
   }
   document.addEventListener("DOMContentLoaded", function () {
-    all("details.article").forEach(function (a) {
-      a.addEventListener("toggle", function () {
-        if (a.open && a.hasAttribute("data-page")) open(a, a.id);
-        else if (a.open) load(a.querySelector(":scope > .body"));
-      });
-    });
+    all("details.article").forEach(watch);
+    all(".show-more").forEach(function (b) { b.addEventListener("click", more); });
     wire(document);
     var box = document.getElementById("search");
     if (box) box.addEventListener("input", function () { search(box.value); });
