@@ -13,8 +13,9 @@ a run whose report has no end (``end_reason: "running"``: killed, or still runni
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from inspectc.analysis.costs import BreakCost, intended
 from inspectc.analysis.rank_records import KINDS as RECORD_KINDS
 from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.views import BreakGroup, break_groups
@@ -30,6 +31,8 @@ class Limits:
     max_recompiles: int | None = None
     max_frames: int | None = None
     fail_on_error: bool = False
+    max_break_cost_ms: float | None = None  # a measured break above this per call fails
+    ignore_intended: bool = False  # breaks torch places on purpose count for no gate
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,8 @@ class Violation:
     problems: tuple[RunProblem, ...] = ()  # errors
     differences: tuple[RankDifference, ...] = ()  # rank_differences
     outputs: tuple[tuple[GraphAccuracy, OutputCheck], ...] = ()  # rel_error
+    costs: tuple[BreakCost, ...] = ()  # break_cost
+    max_cost_ms: float | None = None
     max_rel_error: float | None = None
     unread: str | None = None  # rel_error: why the accuracy entry could not be judged
 
@@ -74,7 +79,17 @@ class CheckResult:
         return not self.violations
 
 
-def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResult:
+def check_frames(
+    frames: Sequence[Frame], run: Run, limits: Limits, costs: Sequence[BreakCost] = ()
+) -> CheckResult:
+    """The report's counts against *limits* (*costs*: its breaks' measured costs, for
+    ``max_break_cost_ms``)."""
+    if limits.ignore_intended:
+        frames = [
+            replace(f, graph_breaks=tuple(gb for gb in f.graph_breaks if intended(gb) is None))
+            for f in frames
+        ]
+        costs = [c for c in costs if c.intended is None]
     by_rank: dict[int | None, list[Frame]] = {}
     for f in frames:
         by_rank.setdefault(f.rank, []).append(f)
@@ -108,6 +123,20 @@ def check_frames(frames: Sequence[Frame], run: Run, limits: Limits) -> CheckResu
         n, rank, own = worst[name]
         if limit is not None and n > limit:
             result.violations.append(_over(name, n, limit, rank if ranked else None, own))
+    if limits.max_break_cost_ms is not None:
+        over = [c for c in costs if (c.cost_us or 0.0) > limits.max_break_cost_ms * 1000.0]
+        result.counts["break_cost_over"] = len(over)
+        if over:
+            result.violations.append(
+                Violation(
+                    "break_cost",
+                    len(over),
+                    None,
+                    None,
+                    costs=tuple(over),
+                    max_cost_ms=limits.max_break_cost_ms,
+                )
+            )
     if limits.fail_on_error:
         problems = run_problems(frames, run)
         if problems:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from inspectc.analysis.costs import intended
 from inspectc.analysis.views import break_groups
 from inspectc.model import CONFIG_MODULES, CompileId, Failure, Frame, Run
 
@@ -41,6 +42,10 @@ _BY_TYPE: tuple[tuple[str, str, str], ...] = (
     ("capture_scalar_outputs", "dynamo.capture_scalar_outputs", "True"),
     ("dynamic shape operator", "dynamo.capture_dynamic_output_shape_ops", "True"),
     ("capture_dynamic_output_shape_ops", "dynamo.capture_dynamic_output_shape_ops", "True"),
+)
+# A break torch places on purpose (analysis/costs.intended): nothing in torch's code to remove.
+INTENDED_FIX = (
+    "torch breaks here on purpose: compile the whole step with it (model and optimizer), or leave it"
 )
 # Breaks whose fix is a code change: (text in type or reason, what to do).
 _CODE_FIXES: tuple[tuple[str, str], ...] = (
@@ -102,9 +107,10 @@ def remedies(frames: list[Frame]) -> list[Remedy]:
         texts = [gb.gb_type or "", gb.reason, *gb.hints]
         for change, why in _break_configs([*texts, gb.debug_context or ""]):
             _add(found, Remedy(why=why, change=change), where, gb.gb_id)
-        code = _code_fix(texts)
+        on_purpose = intended(gb)
+        code = INTENDED_FIX if on_purpose else _code_fix(texts)
         if code:
-            _add(found, Remedy(why=f"{gb.gb_type or gb.reason}", code=code), where, gb.gb_id)
+            _add(found, Remedy(why=on_purpose or f"{gb.gb_type or gb.reason}", code=code), where, gb.gb_id)
     for change, why, where in _recompile_configs(frames):
         _add(found, Remedy(why=why, change=change), where, None)
     return sorted(found.values(), key=lambda r: (r.change is None, r.key))

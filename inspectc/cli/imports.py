@@ -84,6 +84,17 @@ def register(sub: Any) -> None:
         " collectives_parity, execution_order, tensor_meta, runtime_estimate, frame, recompile,"
         " graph_break, recompile_reason, status, kernels, ddp_split)",
     )
+    p.add_argument(
+        "--max-break-cost-ms",
+        type=_rel_error,
+        metavar="MS",
+        help="fail when a graph break measured to cost more than MS per call (the timing window)",
+    )
+    p.add_argument(
+        "--ignore-intended-breaks",
+        action="store_true",
+        help="leave out breaks torch places on purpose (torch.optim's step, DDP's wrapper) from every gate",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_check)
 
@@ -172,6 +183,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         check_rank_differences,
         rank_kinds,
     )
+    from inspectc.analysis.costs import break_costs
     from inspectc.render.check import details, render_check
     from inspectc.render.rank_render import report_differences
     from inspectc.store.open import open_report
@@ -179,12 +191,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     kinds = rank_kinds(args.fail_on_rank_differences)
     limits = Limits(
         max_graph_breaks=args.max_graph_breaks,
+        max_break_cost_ms=args.max_break_cost_ms,
+        ignore_intended=args.ignore_intended_breaks,
         max_recompiles=args.max_recompiles,
         max_frames=args.max_frames,
         fail_on_error=args.fail_on_error,
     )
     with open_report(args.report) as report:
-        result = check_frames(report.frames, report.run, limits)
+        costs = break_costs(report.frames, report.region_gaps()) if args.max_break_cost_ms is not None else ()
+        result = check_frames(report.frames, report.run, limits, costs)
         if kinds is not None:
             check_rank_differences(result, report_differences(report), kinds)
         if args.max_rel_error is not None:

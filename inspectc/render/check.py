@@ -51,6 +51,11 @@ def details(v: Violation) -> list[str]:
             f"{d.kind}: {one_line(d.what, 80)} (ranks {', '.join(map(str, d.ranks_with))} differ)"
             for d in v.differences[:MAX_DETAILS]
         ]
+    if v.costs:
+        return [
+            f"{(c.cost_us or 0.0) / 1000.0:.2f} ms per call > {v.max_cost_ms or 0.0:g} ms: {c.group.location}: {one_line(c.group.reason, 80)}"
+            for c in v.costs[:MAX_DETAILS]
+        ]
     if v.unread == "not checked":
         return ["accuracy not checked: run inspectc accuracy to write it"]
     if v.unread:

@@ -6,6 +6,7 @@ from collections.abc import Collection
 from typing import Any
 
 from inspectc.analysis import remedies
+from inspectc.analysis.costs import break_costs, recompile_costs
 from inspectc.analysis.ddp import export_ddp_splits
 from inspectc.analysis.rank_runtime import export_runtime
 from inspectc.analysis.roofline import METHODS, read_bytes, roofline
@@ -16,6 +17,7 @@ from inspectc.model.kernel_detail import grid_of, occupancy
 from inspectc.model.phases import kernel_phase
 from inspectc.render import programs
 from inspectc.render.rank_render import export_rank_differences
+from inspectc.render.sections import costs as cost_sections
 from inspectc.render.sections.page import summary_page
 from inspectc.render.sections.plain import page_plain
 from inspectc.render.sections.run import end_text
@@ -52,6 +54,9 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
             for g in break_groups(report.frames)
         ],
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
+        "costs": cost_sections.plain(
+            break_costs(report.frames, report.region_gaps()), recompile_costs(report.frames)
+        ),
         "bench": to_plain(report.bench.run),
         "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels
         "accuracy": to_plain(report.accuracy),  # inspectc accuracy (None: not checked)

@@ -19,7 +19,9 @@ from typing import Any
 from inspectc.errors import ReportError
 from inspectc.model import CompileId, Frame, Kernel, Run
 from inspectc.model import accuracy as accuracy_table
+from inspectc.model import costs as region_costs
 from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
+from inspectc.model.costs import GAPS_EVENT, RegionGaps
 from inspectc.model.kernel_detail import CPU_BUILD_EVENT, DETAIL_EVENT, CpuBuild, KernelDetail
 from inspectc.model.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.model.runrecords import join as join_records
@@ -296,6 +298,21 @@ class Report:
             return found[0]  # one kernel of that name: its source was written differently
         return same
 
+    def region_gaps(self) -> list[RegionGaps]:
+        """What capture measured between compiled regions, per process (none: not measured)."""
+        out = []
+        for seq, rank in self._query(
+            "SELECT seq, rank FROM events WHERE name = ? ORDER BY seq LIMIT 4096", (GAPS_EVENT,)
+        ):
+            try:
+                data = json.loads(self._payload(int(seq)) or "null")
+            except (ValueError, RecursionError):
+                continue
+            found = region_costs.from_record(data, None if rank == NO_RANK else _index(rank))
+            if found is not None:
+                out.append(found)
+        return out
+
     def cpu_build(self) -> CpuBuild | None:
         """How C++ kernels were built (vector ISA, command), where capture recorded it."""
         rows = self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT 1", (CPU_BUILD_EVENT,))
@@ -387,8 +404,8 @@ class Report:
     def event_count(self) -> int:
         """Structured-trace events (a process's ``inspectc_records`` and ``inspectc_account``
         events are not ones)."""
-        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?)"
-        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT)
+        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?, ?)"
+        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT, GAPS_EVENT)
         return int(self._query(sql, own)[0][0])
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inspectc.analysis import breaks
+from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.resume import short_function
 from inspectc.analysis.text import location as short_location
@@ -61,14 +62,20 @@ def _ranked(frames: Sequence[Frame]) -> bool:
 # -- graph breaks --------------------------------------------------------------------------------
 
 
-def graph_breaks(frames: Sequence[Frame], run: Run, *, limit: int = MAX_ITEMS) -> Section | None:
+def graph_breaks(
+    frames: Sequence[Frame], run: Run, *, limit: int = MAX_ITEMS, costs: Sequence[BreakCost] = ()
+) -> Section | None:
     groups = break_groups(frames)
+    cost_of = {(c.group.filename, c.group.line, c.group.reason): c for c in costs}
     if not groups:
         return None
     ranks = sorted({f.rank for f in frames if f.rank is not None})
     total = sum(g.count for g in groups)
     on_ranks = f"; ranks {ranges(ranks)} together" if len(ranks) > 1 else ""
-    items = tuple(_break_item(g, run.cwd, ranked=len(ranks) > 1) for g in groups[:limit])
+    items = tuple(
+        _break_item(g, run.cwd, ranked=len(ranks) > 1, cost=cost_of.get((g.filename, g.line, g.reason)))
+        for g in groups[:limit]
+    )
     more = len(groups) - len(items)
     return Section(
         key="breaks",
@@ -82,7 +89,7 @@ def graph_breaks(frames: Sequence[Frame], run: Run, *, limit: int = MAX_ITEMS) -
     )
 
 
-def _break_item(g: BreakGroup, base: str | None, *, ranked: bool) -> Item:
+def _break_item(g: BreakGroup, base: str | None, *, ranked: bool, cost: BreakCost | None = None) -> Item:
     """A break group: count, place, name and id, the frames; then, whole, what it means and
     its documentation page (never cut: they are what the reader acts on)."""
     title, explanation = breaks.title_and_explanation(g.example)
@@ -100,6 +107,12 @@ def _break_item(g: BreakGroup, base: str | None, *, ranked: bool) -> Item:
     url = breaks.doc_url(g.example)
     if url:
         notes.append(line(Span(url, link=url)))
+    if cost is not None and cost.measured:
+        from inspectc.render.sections.costs import cost_line
+
+        notes.append(line(cost_line(cost)))
+    if cost is not None and cost.intended:
+        notes.append(line(f"intended: {cost.intended}"))
     gid = f" [{g.gb_id}]" if g.gb_id else ""
     first = line(
         Span(f"{g.count:>3}×", STRONG),

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import shlex
 
+from inspectc.analysis.costs import break_costs, recompile_costs
+from inspectc.analysis.remedies import by_break
 from inspectc.analysis.text import short_path
 from inspectc.render.sections import Line, Page, Section, extras, line, ranks, run, suggestions, tables
 from inspectc.render.sections import breaks as break_sections
+from inspectc.render.sections import costs as cost_sections
 from inspectc.render.sections.anchors import KernelAnchors
 from inspectc.store.reader import Report
 
@@ -21,10 +24,13 @@ def summary_page(
     r = report.run
     frames = report.frames
     _, counts, compiling, every = run.headline_counts(report)
+    gaps = report.region_gaps()
+    measured = break_costs(frames, gaps)
     found: list[Section | None] = [
         run.environment(report),  # versions first, as a bug report lists them (not in the terminal's)
         run.accuracy(report.accuracy),  # inspectc accuracy leads
-        break_sections.graph_breaks(frames, r),
+        cost_sections.costs(measured, recompile_costs(frames), by_break(frames), r, gaps_recorded=bool(gaps)),
+        break_sections.graph_breaks(frames, r, costs=measured),
         break_sections.recompiles(frames, r),
         break_sections.failed_frames(frames, r),
         extras.cudagraphs(frames),
