@@ -54,6 +54,10 @@ _CODE_FIXES: tuple[tuple[str, str], ...] = (
     ("graph_break()", "remove the torch._dynamo.graph_break() call"),
     ("Attempted to call function marked as skipped", "wrap the call in a custom op or allow_in_graph"),
     ("`print`", "move the print out of the compiled function"),  # builtin (operator) `print`
+    (
+        "disable()`d function",  # torch.compiler.disable / torch._dynamo.disable: eager on purpose
+        "the call runs eagerly (torch.compiler.disable): move it out of the compiled function, or let Dynamo trace it",
+    ),
     ("open", "read the file outside the compiled function"),
 )
 

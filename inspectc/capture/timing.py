@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspectc.capture import exit_path, torch_api
+from inspectc.capture.gaps import RegionGapReader
 from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
@@ -69,6 +70,7 @@ class KernelTimer:
         self.errors: list[str] = []
         self._key_to_compile: dict[str, str] = {}
         self._attributor = Attributor(skip, count, self._key_to_compile)
+        self._gaps = RegionGapReader()
         self.load_avg: list[float] = []  # 1-minute load average at each window's start and end
         self.threads: dict[str, int] | None = None
         self._frames: set[str] = set()
@@ -198,7 +200,9 @@ class KernelTimer:
         self._hook_installed = False
         self._prev_hook = None
         for result in self._results:
-            self._attributor.ingest(result.events())
+            events = result.events()
+            self._attributor.ingest(events)
+            self._gaps.ingest(events)  # what runs between compiled regions (a break's cost)
         self._results.clear()
         if self._restore_kernel_profile is not None:
             self._restore_kernel_profile()
@@ -214,6 +218,9 @@ class KernelTimer:
             ):
                 meta["frame_id"], meta["frame_compile_id"] = cid.frame, cid.compile
             self._emit(meta, json.dumps(payload))
+        gaps = self._gaps.record()
+        if gaps is not None:
+            self._emit(*gaps)
 
     def abandon(self) -> None:
         """In a forked child: take the frame-entry tick out, emit nothing, profile nothing."""

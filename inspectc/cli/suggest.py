@@ -16,14 +16,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspectc.analysis.remedies import Remedy, remedies
 from inspectc.analysis.text import printable
 from inspectc.analysis.views import Totals, break_groups, totals
 from inspectc.errors import UsageError
-from inspectc.model import Frame, Run
+from inspectc.model import Frame, KernelTime, Run
+from inspectc.model.costs import RegionGaps
+from inspectc.model.stats import MIN_SAMPLES, mann_whitney_p
 from inspectc.store.open import open_report
 from inspectc.store.origin import consent
 from inspectc.store.reader import Report
@@ -47,6 +49,7 @@ class Trial:
     recompiles: int = 0
     error: str | None = None
     noisy: bool = False  # a second run without any change printed something else
+    calls: dict[str, KernelTime] = field(default_factory=dict)  # "file.py:fn" -> its whole call, timed
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,6 +103,7 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
     base.noisy = again.error is None and again.stdout != base.stdout
     if base.noisy:
         print(f"  baseline output varies run to run ({_first_difference(base.stdout, again.stdout)})")
+    tried: list[tuple[Remedy, Trial]] = []
     for remedy in tries:
         assert remedy.change is not None
         if time.monotonic() >= deadline:
@@ -108,7 +112,25 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
         label = remedy.change.option
         trial = _trial(label, ["--config", label], command, cwd, _free_path(source, "suggest"), deadline)
         _print_trial(remedy, base, trial)
+        tried.append((remedy, trial))
+    _print_ranking(base, tried)
     return 0
+
+
+def _print_ranking(base: Trial, tried: list[tuple[Remedy, Trial]]) -> None:
+    """The fixes tried, ranked by the time they save per call (beyond noise first)."""
+    ranked = []
+    for remedy, trial in tried:
+        best = next(iter(savings(base, trial)), None)
+        if best is not None and remedy.change is not None:
+            ranked.append((best.noise is None and best.saved_us > 0, best.saved_us, remedy, best))
+    if len(ranked) < 2:
+        return
+    print("\nRanked by time saved per call:")
+    for real, saved, remedy, best in sorted(ranked, key=lambda r: (not r[0], -r[1])):
+        assert remedy.change is not None
+        note = "" if real else f"  ({best.noise or 'no saving'})"
+        print(f"  {_ms(saved):>10}  {printable(remedy.change.python)}  on {printable(best.function)}(){note}")
 
 
 def _wanted(remedy: Remedy, only: list[str]) -> bool:
@@ -167,10 +189,52 @@ def _trial(label: str, extra: list[str], command: list[str], cwd: str, out: Path
         return trial
     with open_report(out) as report:
         frames = list(report.frames)
+        gaps = report.region_gaps()
     trial.totals = totals(frames)
     trial.breaks = _break_keys(frames)
     trial.recompiles = sum(len(f.recompiles) for f in frames)
+    trial.calls = _calls(frames, gaps)
     return trial
+
+
+def _calls(frames: list[Frame], gaps: list[RegionGaps]) -> dict[str, KernelTime]:
+    """Each top-level compiled function's whole call (its breaks' resumes inside), by name."""
+    by_id = {(f.rank, str(f.compile_id.without_rank())): f for f in frames}
+    found: dict[str, list[KernelTime]] = {}
+    for process in gaps:
+        for call in process.calls:
+            frame = by_id.get((process.rank, call.compile_id))
+            if frame is not None and frame.function:
+                found.setdefault(f"{Path(frame.filename or '?').name}:{frame.function}", []).append(call.host)
+    return {key: max(times, key=lambda t: t.calls) for key, times in found.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Saving:
+    """The time per call one fix saves on one compiled function, with whether it is noise."""
+
+    function: str
+    before: KernelTime
+    after: KernelTime
+
+    @property
+    def saved_us(self) -> float:
+        return self.before.typical_us - self.after.typical_us
+
+    @property
+    def noise(self) -> str | None:
+        if min(len(self.before.samples), len(self.after.samples)) < MIN_SAMPLES:
+            return f"n={min(self.before.calls, self.after.calls)} < {MIN_SAMPLES}"
+        p = mann_whitney_p(list(self.before.samples), list(self.after.samples))
+        return f"within noise, p={p:.2f}" if p >= 0.01 else None
+
+
+def savings(base: Trial, trial: Trial) -> list[Saving]:
+    """The functions timed in both runs, the most saved first."""
+    found = [
+        Saving(name, base.calls[name], trial.calls[name]) for name in base.calls.keys() & trial.calls.keys()
+    ]
+    return sorted(found, key=lambda s: -s.saved_us)
 
 
 def _break_keys(frames: list[Frame]) -> frozenset[tuple[str, int | None, str]]:
@@ -196,6 +260,19 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
         f" frames {b.frames} -> {t.frames}, kernels {b.kernels} -> {t.kernels},"
         f" compile {b.compile_time_s:.1f}s -> {t.compile_time_s:.1f}s"
     )
+    for s in savings(base, trial):
+        saved = (
+            f"saves {_ms(s.saved_us)} per call"
+            if s.saved_us >= 0
+            else f"costs {_ms(-s.saved_us)} more per call"
+        )
+        note = f" ({s.noise})" if s.noise else ""
+        print(
+            f"  time per call of {printable(s.function)}(): {_ms(s.before.typical_us)} -> {_ms(s.after.typical_us)}"
+            f" (n={s.before.calls}/{s.after.calls}): {saved}{note}"
+        )
+    if not base.calls or not trial.calls:
+        print("  time per call: not measured (a run without timings, or no compiled call in its window)")
     if trial.exit_code != base.exit_code:
         print(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
     print("  output: " + _output_verdict(base, trial))
@@ -205,6 +282,10 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
     else:
         print("  verdict: does not help here (no break or recompile fewer): leave it out")
     print(f"  compare: inspectc diff {base.report} {trial.report}")
+
+
+def _ms(us: float) -> str:
+    return f"{us / 1000.0:.3f} ms" if us < 10_000 else f"{us / 1000.0:.1f} ms"
 
 
 def _output_verdict(base: Trial, trial: Trial) -> str:
