@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from inspectc.analysis.costs import BreakCost, break_costs
 from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.resume import Branch, ambiguous_resumes, branch_of, bytecode
 from inspectc.analysis.trie import TrieNode, break_trie
@@ -94,6 +95,7 @@ class ReportData:
             self._kernels_by_frame.setdefault(kernel_key(kernel), []).append(kernel)
             self._kernels_by_id[kernel.id] = kernel
         self.groups: list[BreakGroup] = break_groups(frames)
+        self.costs: dict[tuple[str | None, int | None, str], BreakCost] = {}  # measured, by group
         self.totals: Totals = totals(frames)
         timed = [k for k in kernels if k.time is not None]
         timed.sort(key=lambda k: -(k.time.total_us if k.time else 0.0))
@@ -109,6 +111,12 @@ class ReportData:
         """What differs between ranks (read on demand: it walks the run records)."""
         with self._lock:
             return report_differences(self._report)
+
+    def measure_costs(self) -> None:
+        """Each break group's measured cost (capture's gaps), for the breaks table's Cost column."""
+        with self._lock:
+            found = break_costs(self.frames, self._report.region_gaps())
+        self.costs = {(c.group.filename, c.group.line, c.group.reason): c for c in found if c.measured}
 
     def summary_page(self) -> Page:
         """The report's summary: the one section model every output renders."""
@@ -131,6 +139,7 @@ class ReportData:
             self.bench = fresh.bench
             self.accuracy = fresh.accuracy
             self._index(fresh.run, fresh.frames, fresh.kernels, fresh.branches)
+        self.costs = fresh.costs
         old.close()
 
     @property
@@ -260,6 +269,7 @@ def load_report(
     tell("indexing", 0.9)
     branches = resume_branches(report, frames)
     data = ReportData(report, run, frames, kernels, opened_as=Path(path), branches=branches)
+    data.measure_costs()
     tell("ready", 1.0)
     return data
 

@@ -46,3 +46,70 @@ async def test_m_shows_the_summary_every_output_shows(graph_breaks_report: Path)
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, SummaryScreen)
+
+
+def _costly_report(path: Path) -> Path:
+    """Two breaks, one measured at 20 ms per call and one at 40 µs (capture's gap record)."""
+    import json
+
+    from inspectc.model import CompileId, Frame, GraphBreak, Run
+    from inspectc.model.costs import GAPS_EVENT
+    from inspectc.store.factory import ReportFactory
+
+    def timed(us: float) -> dict[str, object]:
+        samples = [us * (1 + 0.01 * n) for n in range(8)]
+        return {"calls": 8, "total_us": sum(samples), "mean_us": sum(samples) / 8, "min_us": min(samples),
+                "max_us": max(samples), "median_us": samples[4], "cv": 0.02, "samples": samples}  # fmt: skip
+
+    made = ReportFactory(path, Run(argv=("inspectc", "run", "t.py"), cwd=str(path.parent), exit_code=0))
+    made.frame(
+        Frame(
+            compile_id=CompileId.parse("0/0"),
+            function="step",
+            filename="t.py",
+            line=10,
+            status="graph_break",
+            graph_breaks=(
+                GraphBreak(reason="Skip calling disabled function", filename="t.py", line=12),
+                GraphBreak(reason="print", filename="t.py", line=13),
+            ),
+        )
+    )
+    for n, line in ((1, 12), (2, 13)):
+        made.frame(
+            Frame(
+                compile_id=CompileId.parse(f"{n}/0"),
+                function=f"torch_dynamo_resume_in_step_at_{line}",
+                filename="t.py",
+                line=line,
+            )
+        )
+    gaps = {
+        "version": 1,
+        "time_base": "cpu",
+        "gaps": [
+            {"before": "0/0", "after": "1/0", "host": timed(20_000)},
+            {"before": "0/0", "after": "2/0", "host": timed(40)},
+        ],
+        "calls": [{"compile_id": "0/0", "host": timed(50_000)}],
+    }
+    made.event(GAPS_EVENT, json.dumps(gaps), metadata={GAPS_EVENT: {"version": 1}})
+    return made.close()
+
+
+@sync
+async def test_the_breaks_table_ranks_by_measured_cost(tmp_path: Path) -> None:
+    from inspectc_tui.overview.tables import BreaksTable
+
+    report = _costly_report(tmp_path / "costly.inspectc")
+    app = RecordingApp(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        table = app.screen.query_one(BreaksTable)
+        rows = [table.object_for(k) for k in table.row_keys()]
+        assert [g.line for g in rows] == [12, 13]  # the dearest first
+        assert [c.key for c in table.columns][:2] == ["count", "cost"]  # a Cost column when measured
+        await pilot.press("m")
+        await settle(pilot)
+        shown = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "What to fix first" in shown and "costs 20.80 ms per call" in shown and "cheap" in shown

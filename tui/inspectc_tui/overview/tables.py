@@ -10,8 +10,11 @@ from __future__ import annotations
 from rich.text import Text
 
 from inspectc.analysis.breaks import title_and_explanation
+from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import Branch
+from inspectc.analysis.views import BreakGroup
 from inspectc.model import Frame
+from inspectc.render.sections.costs import time_text
 from inspectc.render.timefmt import NOISY, column_unit, typical
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.text import frame_where, function_name, literal, location, seconds, status_text
@@ -81,7 +84,7 @@ class BreaksTable(VirtualTable):
     def fill(self, data: ReportData) -> None:
         base = data.run.cwd
         self.reset()
-        self.set_columns(
+        columns = [
             Column("count", right("Count"), sort_key=lambda g: -g.count),
             Column("reason", Text("Reason"), 120, sort_key=lambda g: g.reason, flex=True, min_width=16),
             Column(
@@ -101,8 +104,13 @@ class BreaksTable(VirtualTable):
                 flex=True,
                 min_width=5,
             ),
-        )
-        for group in data.groups:
+        ]
+        costs = data.costs
+        if costs:  # measured: the dearest break first, its cost per call beside it
+            columns.insert(1, Column("cost", right("Cost/call"), sort_key=lambda g: -_cost_us(costs, g)))
+        self.set_columns(*columns)
+        groups = sorted(data.groups, key=lambda g: -_cost_us(costs, g)) if costs else data.groups
+        for group in groups:
             frames = ", ".join(str(c) for c in group.compile_ids[:3]) + (", …" if group.count > 3 else "")
             cells = [
                 right(f"{group.count}×", "bold yellow"),
@@ -110,8 +118,21 @@ class BreaksTable(VirtualTable):
                 literal(location(group.filename, group.line, base), "cyan"),
                 Text(frames, style="dim"),
             ]
+            if costs:
+                cost = costs.get((group.filename, group.line, group.reason))
+                shown = (
+                    time_text(cost.cost_us) + (" cheap" if cost.cheap else "")
+                    if cost and cost.cost_us is not None
+                    else "-"
+                )
+                cells.insert(1, right(shown, "dim" if cost is None or cost.cheap else "bold red"))
             self.add_object(f"{group.filename}:{group.line}:{group.reason}", group, cells)
         self.done()
+
+
+def _cost_us(costs: dict[tuple[str | None, int | None, str], BreakCost], g: BreakGroup) -> float:
+    cost = costs.get((g.filename, g.line, g.reason))
+    return cost.cost_us if cost is not None and cost.cost_us is not None else -1.0
 
 
 class TopKernelsTable(VirtualTable):
