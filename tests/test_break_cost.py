@@ -84,3 +84,18 @@ def test_suggest_says_the_time_a_fix_saves_per_call(measured: CapturedRun) -> No
     own = _own_ms(measured)
     assert before > own and after > own  # the expensive call stays; only the print's break went
     assert "within noise" in out or "saves" in out or "costs" in out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_transformers_model_with_a_real_break(captures: Captures) -> None:
+    """A tiny GPT-2 decoding step whose sampling helper runs eagerly: its break measured as the
+    helper's own clock says, and ranked first."""
+    run = captures.get("hf_break_cost.py", "--steps", "12")
+    assert run.proc.returncode == 0, run.proc.stderr[-2000:]
+    found = re.search(r"sample_next\(\) median ([\d.]+) ms", run.proc.stdout)
+    assert found, run.proc.stdout[-500:]
+    data = json.loads(run_cli("export", str(run.report), check=True).stdout)
+    first = data["costs"]["breaks"][0]
+    assert first["measured"] and "hf_break_cost.py" in first["filename"]
+    assert first["cost_us"] == pytest.approx(float(found.group(1)) * 1000, rel=0.25), first

@@ -10,7 +10,7 @@ from inspectc.analysis.costs import BreakCost, RecompileCost
 from inspectc.analysis.remedies import Remedy
 from inspectc.analysis.text import location as short_location
 from inspectc.model import KernelTime, Run
-from inspectc.render.sections import CODE, STRONG, WARNING, Item, Line, Section, Span, line
+from inspectc.render.sections import CODE, STRONG, WARNING, Item, Line, Section, Span, line, plural
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 from inspectc.render.sections.breaks import frame_name
 from inspectc.render.timefmt import column_unit
@@ -112,7 +112,7 @@ def costs(
     notes = [line(f"{unmeasured} break(s) not measured ({why})")] if unmeasured else []
     return Section(
         key="costs",
-        title=f"What to fix first (measured: {len(measured)} breaks per call, {len(recompiles)} recompiles)",
+        title=f"What to fix first (measured: {plural(len(measured), 'break')} per call, {plural(len(recompiles), 'recompile')})",
         severity=WARNING if any(not c.cheap and not c.intended for c in measured) else "",
         items=tuple(items),
         notes=tuple(notes),
