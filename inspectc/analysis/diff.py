@@ -159,8 +159,33 @@ class ReportDiff:
 # Normalising what is compared
 
 
+# What differs between two runs of one unchanged script, never a change: object addresses
+# (BACKEND_MATCH's ``id=0x7f...``, reprs), the ids an ID_MATCH/TYPE_MATCH guard compares, temp
+# folders (``/tmp/tmpab12cd``, a notebook's ``/tmp/ipykernel_<pid>/``), pids and timestamps.
+_VOLATILE = (
+    (re.compile(r"\b0x[0-9a-fA-F]{4,16}\b"), "0x?"),
+    (re.compile(r"(___check_(?:obj|type)_id\([^()]*?), \d{1,24}\)"), r"\1, ?)"),
+    (
+        re.compile(
+            r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s]+/[^/\s]+/T)"
+            r"/(?:tmp[\w-]{4,}|ipykernel_\d+|pymp-\w+|torchinductor_\w+|inspectc-[\w-]+)"
+        ),
+        "<tmp>",
+    ),
+    (re.compile(r"\b(pid[ =:]?\s?)\d{1,10}\b", re.IGNORECASE), r"\1?"),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"), "<time>"),
+)
+
+
+def normalised(text: str) -> str:
+    """*text* without what changes from one run of a script to the next (``_VOLATILE``)."""
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def _text(value: str | None) -> str:
-    return " ".join((value or "").split())
+    return normalised(" ".join((value or "").split()))
 
 
 def op_signature(kernel: Kernel) -> str:
@@ -194,7 +219,7 @@ class _Side:
         frames: dict[RunMatch, Frame] = {}
         seen: Counter[tuple[Rank, str, str]] = Counter()
         for f in report.frames:
-            base = (f.rank, comparable_path(f.filename, cwd, [fallback]), f.function or "?")
+            base = (f.rank, normalised(comparable_path(f.filename, cwd, [fallback])), f.function or "?")
             frames[(*base, seen[base])] = f
             seen[base] += 1
         kernels: dict[CompileId, list[Kernel]] = {}
@@ -204,7 +229,7 @@ class _Side:
         return cls(report, cwd, frames, kernels, multi, fallback)
 
     def path(self, path: str | None) -> str:
-        return comparable_path(path, self.cwd, [self.fallback_cwd])
+        return normalised(comparable_path(path, self.cwd, [self.fallback_cwd]))
 
     def frame_kernels(self, frame: Frame) -> list[Kernel]:
         return self.kernels.get(frame.compile_id, [])

@@ -55,6 +55,7 @@ _CODE_FIXES: tuple[tuple[str, str], ...] = (
     ("Attempted to call function marked as skipped", "wrap the call in a custom op or allow_in_graph"),
     ("`print`", "move the print out of the compiled function"),  # builtin (operator) `print`
     ("open", "read the file outside the compiled function"),
+    ("tolist()", "keep the values in a tensor, or call .tolist() outside the compiled function"),
 )
 
 

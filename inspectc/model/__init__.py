@@ -29,6 +29,13 @@ STATUS_EMPTY = "empty_graph"
 STATUS_OK = "ok"
 STATUS_COMPILING = "compiling"  # the run ended before the frame finished compiling
 STATUS_INTERRUPTED = "interrupted"  # SIGINT/SIGTERM stopped the run during this compile
+
+# What a frame row is. Only a compile Dynamo started (a ``dynamo_start``) is a compiled frame
+# in the headline; the others are counted on their own lines.
+KIND_DYNAMO = "dynamo"
+KIND_COMPILED_AUTOGRAD = "compiled_autograd"  # compiled autograd's own graph ("!0")
+KIND_EXPORT = "export"  # a strict torch.export trace: Dynamo ran without a dynamo_start
+KIND_RECOMPILE_LIMIT = "recompile_limit"  # a compile id refused at the recompile limit
 STATUSES = (
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
@@ -218,6 +225,7 @@ class Frame:
     # ``function`` is a wrapper (or a method), and the user's line that called it.
     callable_name: str | None = None
     call_site: StackFrame | None = None
+    kind: str = KIND_DYNAMO  # KIND_*: reports before it read every row as a Dynamo frame
 
     def __post_init__(self) -> None:
         # The stored text names no rank: the id carries the frame's own.
