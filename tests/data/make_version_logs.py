@@ -123,7 +123,7 @@ print(ep.module()(torch.randn(2, 4)).shape)
 """,
     # a compiled optimizer step: ID_MATCH guards on the optimizer and on nn.Parameters, whose
     # reprs span lines (2.11/2.12 print them as `type=<repr>` after the guard)
-    "optimizer": """
+    "optim_step": """
 model = nn.Linear(4, 2)
 opt = torch.optim.Adam(model.parameters(), lr=0.1)
 
@@ -240,7 +240,9 @@ def write_counts() -> None:
 
 def main() -> None:
     names = [*SCENARIOS, "notebook"]
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--versions", default=",".join(VERSIONS))
     parser.add_argument("--counts-only", action="store_true")
     parser.add_argument("scenarios", nargs="*", default=names)
