@@ -6,6 +6,7 @@ import collections
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from inspectc.analysis.breaks import user_site
 from inspectc.analysis.text import one_line, printable
 from inspectc.model import (
     KIND_COMPILED_AUTOGRAD,
@@ -16,6 +17,7 @@ from inspectc.model import (
     CompileId,
     Frame,
     GraphBreak,
+    StackFrame,
 )
 
 __all__ = ["BreakGroup", "Totals", "break_groups", "one_line", "printable", "totals"]
@@ -34,6 +36,8 @@ class BreakGroup:
     compile_ids: list[CompileId] = field(default_factory=list)  # each with its rank
     skipped: list[CompileId] = field(default_factory=list)  # where the break made Dynamo skip the frame
     skip_example: GraphBreak | None = None  # one of those (what it did: ``breaks.consequence``)
+    # a break inside a library (torch/optim/optimizer.py): the user's own line under it
+    site: StackFrame | None = None
 
     @property
     def count(self) -> int:
@@ -44,6 +48,15 @@ class BreakGroup:
         if self.filename is None:
             return "?"
         return f"{self.filename}:{self.line}" if self.line is not None else self.filename
+
+    @property
+    def user_location(self) -> str:
+        """Where the user would look: the user's line under a break inside a library, else
+        the break's own place (summary, TUI and suggest all name this one)."""
+        site = self.site
+        if site is None or not site.filename:
+            return self.location
+        return f"{site.filename}:{site.line}" if site.line is not None else site.filename
 
 
 def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
@@ -61,6 +74,7 @@ def break_groups(frames: Iterable[Frame]) -> list[BreakGroup]:
                     gb_type=gb.gb_type,
                     gb_id=gb.gb_id,
                     example=gb,
+                    site=user_site(gb),
                 )
             group.compile_ids.append(frame.compile_id)
             if gb.frame_skipped or gb.then:
