@@ -9,6 +9,7 @@ The schema version and its changelog live in ``schema.py``.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -314,3 +315,20 @@ class Run:
     world_size: int | None = None
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
+
+    @property
+    def in_notebook(self) -> bool:
+        """Captured in a Jupyter kernel: its argv is the kernel's (``ipykernel_launcher.py -f
+        kernel-N.json``), not the user's notebook, which the process never names."""
+        first = (self.argv[0] if self.argv else "").replace("\\", "/")
+        return (
+            first.endswith(("/ipykernel_launcher.py", "/ipykernel/__main__.py"))
+            or first == "ipykernel_launcher.py"
+        )
+
+    @property
+    def command_text(self) -> str | None:
+        """The command as a user reads it (None: not recorded); a notebook's says so."""
+        if self.in_notebook:
+            return "a Jupyter notebook (ipykernel)"
+        return shlex.join(self.argv) if self.argv else None
