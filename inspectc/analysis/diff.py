@@ -173,6 +173,7 @@ _VOLATILE = (
         "<tmp>",
     ),
     (re.compile(r"\b(pid[ =:]?\s?)\d{1,10}\b", re.IGNORECASE), r"\1?"),
+    (re.compile(r"<eval_with_key>\.\d+"), "<eval_with_key>"),  # FX numbers its generated modules per process
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"), "<time>"),
 )
 
