@@ -44,6 +44,19 @@ import torch, torch.nn as nn
 torch.manual_seed(0)
 """
 
+EXPORTED = """
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)) * 2
+
+ep = torch.export.export(M(), (torch.randn(2, 4),), strict={strict})
+print(ep.module()(torch.randn(2, 4)).shape)
+"""
+
 SCENARIOS: dict[str, str] = {
     # a user's break, a .tolist() break, and an unresumable break (inside a `with` of a
     # generic context manager: "cannot resume", the rest of the function runs eagerly)
@@ -97,30 +110,8 @@ with compiled_autograd._enable(torch.compile(backend="aot_eager")):
     for _ in range(2):
         step(torch.randn(2, 4)).backward()
 """,
-    "export_strict": """
-class M(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = nn.Linear(4, 3)
-
-    def forward(self, x):
-        return torch.relu(self.lin(x)) * 2
-
-ep = torch.export.export(M(), (torch.randn(2, 4),), strict=True)
-print(ep.module()(torch.randn(2, 4)).shape)
-""",
-    "export_nonstrict": """
-class M(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = nn.Linear(4, 3)
-
-    def forward(self, x):
-        return torch.relu(self.lin(x)) * 2
-
-ep = torch.export.export(M(), (torch.randn(2, 4),), strict=False)
-print(ep.module()(torch.randn(2, 4)).shape)
-""",
+    "export_strict": EXPORTED.format(strict=True),
+    "export_nonstrict": EXPORTED.format(strict=False),
     # a compiled optimizer step: ID_MATCH guards on the optimizer and on nn.Parameters, whose
     # reprs span lines (2.11/2.12 print them as `type=<repr>` after the guard)
     "optim_step": """
