@@ -199,7 +199,7 @@ def test_the_bisector_names_an_op_as_users_write_it() -> None:
 
 def test_two_runs_normalise_to_the_same_reasons() -> None:
     """The raw BACKEND_MATCH reasons of two runs differ only by object ids, temp folders."""
-    from inspectc.analysis.diff import normalised
+    from inspectc.analysis.volatile import normalised
 
     texts = []
     for name in ("backend_mix", "backend_mix_again"):

@@ -373,26 +373,14 @@ class Builder:
     def _frameless(self, rank: int | None, name: str, md: dict[str, Any], payload: str | None) -> bool:
         """A guard tree or ``compilation_metrics`` without a compile id: a strict
         ``torch.export`` (Dynamo traced it with no ``dynamo_start``). They belong to the rank's
-        last frame that has records but neither started nor finished; with none, they stay raw.
-        A failing one is that frame's failure, placed where Dynamo gave up in the user's code."""
+        last frame that has records but neither started nor finished; with none, they stay raw."""
         data = md.get(name)
         waiting = [s for s in self.entries if s.rank == rank and not s.finished and s.attempts == 0]
         if not isinstance(data, dict) or not waiting:
             return False
-        state, stack = waiting[-1], self._stack(md.get("stack"))
-        if name == "dynamo_cpp_guards_str":
-            if not payload:
-                return False
-            state.guards = tuple(guards.parse_guards(payload))
-            state.export_trace = True
-            state.user_stack = state.user_stack or stack
-        elif data.get("fail_type"):
-            state.fail_unstarted(data, _graph_break, stack)
-        else:
-            state.export_trace = True
-            state.apply_metrics(data, _graph_break)
-            state.user_stack = state.user_stack or stack
-        state.name_export()
+        state = waiting[-1]
+        if not state.export_record(name, data, payload, self._stack(md.get("stack")), _graph_break):
+            return False
         self._put(state, now=True)
         return True
 

@@ -37,7 +37,7 @@ from inspectc.model import (
 )
 from inspectc.trace import names
 from inspectc.trace.payloads import extras as compile_extras
-from inspectc.trace.payloads import provenance
+from inspectc.trace.payloads import guards, provenance
 from inspectc.trace.phases import Phases
 from inspectc.trace.records import as_num
 
@@ -239,6 +239,31 @@ class FrameState:
             top = gb.user_stack[-1]
             self.function, self.filename, self.line = top.function, top.filename, top.line
         self.user_stack = self.user_stack or stack
+
+    def export_record(
+        self,
+        name: str,
+        data: dict[str, Any],
+        payload: str | None,
+        stack: tuple[StackFrame, ...],
+        parse_break: Any,
+    ) -> bool:
+        """A strict export's record without a compile id, for this frame (``Builder._frameless``):
+        its guard tree, or its ``compilation_metrics``; a failing one is the frame's failure,
+        placed where Dynamo gave up in the user's code. False: nothing to read."""
+        if name == "dynamo_cpp_guards_str":
+            if not payload:
+                return False
+            self.guards = tuple(guards.parse_guards(payload))
+            self.export_trace = True
+        elif data.get("fail_type"):
+            self.fail_unstarted(data, parse_break, stack)
+        else:
+            self.export_trace = True
+            self.apply_metrics(data, parse_break)
+        self.user_stack = self.user_stack or stack
+        self.name_export()
+        return True
 
     def name_export(self) -> None:
         """A strict export's trace names no code object: the user's code Dynamo traced is the
