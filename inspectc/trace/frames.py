@@ -270,7 +270,8 @@ class FrameState:
         first ``# File: path:line in fn`` of its graph (the module's ``forward``)."""
         found = _GRAPH_FILE.search(self.dynamo_text or "")
         if self.function is None and found is not None:
-            self.function, self.filename, self.line = found["fn"], found["file"], int(found["line"])
+            self.function, self.filename = found.group("fn"), found.group("file")
+            self.line = int(found.group("line"))
 
     def apply_metrics(self, data: dict[str, Any], parse_break: Any) -> None:
         """``compilation_metrics``: the frame finished; *parse_break* reads a reason's text."""

@@ -314,4 +314,5 @@ def _backend_change(line: str) -> str | None:
         compiler = _COMPILER.search(text)
         return compiler.group("name") if compiler else text
 
-    return f"BACKEND_MATCH failure: backend changed from {name(found['old'])} to {name(found['new'])}"
+    before, after = name(found.group("old")), name(found.group("new"))
+    return f"BACKEND_MATCH failure: backend changed from {before} to {after}"
