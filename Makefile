@@ -9,7 +9,7 @@ TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: setup sysdeps demo test lint typecheck pytest pytest-quick bench clean
+.PHONY: setup sysdeps demo test lint typecheck pytest pytest-quick test-torch bench clean
 
 setup: $(STAMP)
 
@@ -71,6 +71,22 @@ pytest-quick: setup
 	$(PY) -m pytest -q -n 4 -m "not capture" tests
 
 test: lint typecheck pytest
+
+# `make test-torch VERSION=2.14.1`: the capture tests that fit CI under another supported torch
+# (2.11-2.14), in a venv of its own under .dev/ (that torch from pip: PyPI's Linux wheel, which
+# runs on the CPU; then this project). TORCH_TESTS is the subset: capture, import, the torch
+# API, compiled autograd, export, break sites, live-vs-import parity and the version logs.
+VERSION ?= 2.14.1
+TORCH_VENV := .dev/torch-$(VERSION)
+TORCH_TESTS ?= tests/test_capture.py tests/test_torch_api.py tests/test_compiled_autograd.py \
+  tests/test_export_records.py tests/test_break_site.py tests/test_run_parity.py \
+  tests/test_versions_logs.py
+test-torch: sysdeps
+	test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/python -m pip install -q --disable-pip-version-check "torch==$(VERSION)"
+	$(TORCH_VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,tui]'
+	$(TORCH_VENV)/bin/python -c "import torch; assert torch.__version__.startswith('$(VERSION)'), torch.__version__"
+	$(TORCH_VENV)/bin/python -m pytest -q -n 2 --dist loadfile $(TORCH_TESTS)
 
 # Each prints a table of ratios against a baseline measured in the same run.
 bench: setup sysdeps

@@ -56,6 +56,7 @@ HEAVY_FIRST = (
     "test_hostile.py",
     "test_diff.py",
     "test_endings.py",
+    "test_versions_identical_runs.py",
 )
 
 

@@ -68,6 +68,7 @@ Counts, as ``summary()`` returns them:
 from __future__ import annotations
 
 import collections
+import gzip
 import json
 import re
 from collections.abc import Iterator
@@ -107,7 +108,8 @@ def read(path: str | Path) -> tuple[list[tuple[dict[str, Any], str | None]], int
     """All records of a log as (metadata, payload or None), and the malformed-line count."""
     out: list[tuple[dict[str, Any], list[str] | None]] = []
     malformed = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
         for raw in fh:
             line = raw.rstrip("\n")
             if line.startswith("\t"):

@@ -4,7 +4,9 @@ for a saved report, and plain IPython gets the terminal summary."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +89,26 @@ def test_open_shows_a_saved_report(executed) -> None:
     html = _html(nb.cells[1])
     assert "6 graph breaks (4 unique)" in html
     assert "Top kernels" in html or "kernel" in html
+
+
+@pytest.mark.capture
+@pytest.mark.timeout(400)
+def test_a_notebook_run_is_named_a_notebook_and_its_stacks_start_in_the_cell(executed) -> None:
+    """Its argv is the kernel's (ipykernel_launcher.py -f kernel-N.json): the header says it is a
+    notebook; the break's stack starts at the cell, not under 16 frames of the kernel."""
+    from tests.conftest import run_cli
+
+    _, report = executed
+    summary = run_cli("summary", str(report), check=True).stdout
+    assert "a Jupyter notebook (ipykernel)" in summary.splitlines()[1]
+    assert "ipykernel_launcher" not in summary
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    (gb,) = [gb for f in data["frames"] for gb in f["graph_breaks"]]
+    files = [entry["filename"] for entry in gb["user_stack"]]
+    assert re.search(r"ipykernel_\d+[/\\]\d+\.py$", files[0]), files
+    assert not [name for name in files if re.search(r"IPython|ipykernel[/\\]|tornado|asyncio|runpy", name)], (
+        files
+    )
 
 
 def test_plain_ipython_shows_the_summary_and_loads_no_torch() -> None:

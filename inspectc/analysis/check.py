@@ -20,7 +20,7 @@ from inspectc.analysis.rank_records import KINDS as RECORD_KINDS
 from inspectc.analysis.ranks import RankDifference
 from inspectc.analysis.views import BreakGroup, break_groups
 from inspectc.errors import UsageError
-from inspectc.model import STATUS_FAILED, Frame, Run
+from inspectc.model import KIND_DYNAMO, STATUS_FAILED, Frame, Run
 from inspectc.model.accuracy import CORRUPT as CORRUPT_ACCURACY
 from inspectc.model.accuracy import AccuracyRun, GraphAccuracy, OutputCheck
 
@@ -101,7 +101,7 @@ def check_frames(
         counts = {
             "graph_breaks": sum(len(f.graph_breaks) for f in own),
             "recompiles": sum(len(f.recompiles) for f in own),
-            "frames": len(own),
+            "frames": sum(1 for f in own if f.kind == KIND_DYNAMO),  # the headline's frames
             "failed": sum(1 for f in own if f.status == STATUS_FAILED),
         }
         if rank is not None and len(by_rank) > 1:

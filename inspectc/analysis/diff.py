@@ -40,6 +40,7 @@ from inspectc.analysis.difftimes import (
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.views import one_line
 from inspectc.analysis.views import printable as _clean
+from inspectc.analysis.volatile import normalised
 from inspectc.model import CompileId, Frame, Kernel, without_id_prefix
 from inspectc.store.reader import Report
 
@@ -160,7 +161,7 @@ class ReportDiff:
 
 
 def _text(value: str | None) -> str:
-    return " ".join((value or "").split())
+    return normalised(" ".join((value or "").split()))
 
 
 def op_signature(kernel: Kernel) -> str:
@@ -194,7 +195,7 @@ class _Side:
         frames: dict[RunMatch, Frame] = {}
         seen: Counter[tuple[Rank, str, str]] = Counter()
         for f in report.frames:
-            base = (f.rank, comparable_path(f.filename, cwd, [fallback]), f.function or "?")
+            base = (f.rank, normalised(comparable_path(f.filename, cwd, [fallback])), f.function or "?")
             frames[(*base, seen[base])] = f
             seen[base] += 1
         kernels: dict[CompileId, list[Kernel]] = {}
@@ -204,7 +205,7 @@ class _Side:
         return cls(report, cwd, frames, kernels, multi, fallback)
 
     def path(self, path: str | None) -> str:
-        return comparable_path(path, self.cwd, [self.fallback_cwd])
+        return normalised(comparable_path(path, self.cwd, [self.fallback_cwd]))
 
     def frame_kernels(self, frame: Frame) -> list[Kernel]:
         return self.kernels.get(frame.compile_id, [])

@@ -59,6 +59,7 @@ _CODE_FIXES: tuple[tuple[str, str], ...] = (
         "the call runs eagerly (torch.compiler.disable): move it out of the compiled function, or let Dynamo trace it",
     ),
     ("open", "read the file outside the compiled function"),
+    ("tolist()", "keep the values in a tensor, or call .tolist() outside the compiled function"),
 )
 
 
@@ -101,7 +102,7 @@ class Remedy:
 def remedies(frames: list[Frame]) -> list[Remedy]:
     """Every remedy the report's breaks and recompiles point to, config changes first."""
     found: dict[str, Remedy] = {}
-    breaks = [(f"break {g.location}", g.example) for g in break_groups(frames)]
+    breaks = [(f"break {g.user_location}", g.example) for g in break_groups(frames)]
     breaks += [  # a break fullgraph=True (or export) made fatal: the same remedies apply
         (f"failure {_where(f.failure)}", f.failure.graph_break)
         for f in frames

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspectc.model import Frame
+from inspectc.model import Frame, StackFrame
 from inspectc.model.decode.resume import (
     RESUME_PREFIX,
     bytecode_kind,
@@ -49,6 +49,30 @@ def shown_function(frame: Frame) -> str:
     if frame.function and name.endswith(f".{frame.function}"):
         return name
     return f"{name} ({short})"
+
+
+def shown_call_site(frame: Frame) -> StackFrame | None:
+    """The user's line to show for a frame instead of its code: a library wrapper's frame named
+    after the user's callable, and generated code (an FX GraphModule's ``forward`` at
+    ``<eval_with_key>.9``: an exported or traced module, compiled autograd's graph)."""
+    site = frame.call_site
+    if site is None or not site.filename:
+        return None
+    generated = (frame.filename or "").startswith("<eval_with_key>")
+    return site if generated or (frame.callable_name and in_library(frame.filename)) else None
+
+
+def suffix_note(frames: Sequence[Frame]) -> str | None:
+    """What ``Name (inner)`` means in a frame table, when a frame is shown so: the code Dynamo
+    compiled was a wrapper of the callable named (torch's ``inner``, transformers' ``wrapper``,
+    a module's ``forward`` under a hook); the suffix is that wrapper's own name."""
+    shown = sorted(
+        {short_function(f.function) for f in frames if shown_function(f).endswith(")") and f.function}
+    )
+    if not shown:
+        return None
+    said = ", ".join(f"({name})" for name in shown[:4]) + (", …" if len(shown) > 4 else "")
+    return f"{said}: Dynamo compiled a wrapper of the callable named; the suffix is the wrapper's name"
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,3 +151,8 @@ def json_text(text: str) -> str:
     what a reader of the file sees.
     """
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 graph break``, ``2 graph breaks``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -146,7 +147,7 @@ class Bisector:
             backend=result.backend,
             subsystem=result.subsystem,
             bisect_number=result.bisect_number,
-            debug_info=None if result.debug_info is None else str(result.debug_info)[:500],
+            debug_info=None if result.debug_info is None else _op_names(str(result.debug_info))[:500],
             seconds=_s(start),
         )
 
@@ -302,3 +303,12 @@ def finish(acc: AccuracyCapture, started: float) -> AccuracyRun:
         kept_bound_bytes=s.keep_bytes,
         seconds=round(time.perf_counter() - started, 3),
     )
+
+
+_OP_REPR = re.compile(r"<OpOverload\(op='([\w.]+)', overload='(\w+)'\)>")
+
+
+def _op_names(text: str) -> str:
+    """An op as users write it: ``aten.mish.default``, not its repr ``<OpOverload(op=...)>``
+    (the bisector's debug info is a list whose str shows its ops' reprs)."""
+    return _OP_REPR.sub(r"\1.\2", text)

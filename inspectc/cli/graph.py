@@ -11,7 +11,7 @@ from inspectc.cli.argv import compile_id_arg
 from inspectc.cli.output import check_output, replacing, shown
 from inspectc.errors import UsageError
 
-DEFAULT_MAX_NODES = 400
+DEFAULT_MAX_NODES = 120  # a 340-node BERT layer drawn whole was 17092x3193 px
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

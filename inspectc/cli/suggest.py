@@ -12,6 +12,7 @@ resume function the break created.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_suggest(args: argparse.Namespace) -> int:
+    if args.report.endswith(".py") and Path(args.report).is_file():  # the script, not its report
+        raise UsageError(
+            f"suggest reads a report, not a script: record it first with `inspectc run -o run.inspectc "
+            f"{shlex.quote(args.report)}`, then `inspectc suggest run.inspectc`"
+        )
     with open_report(args.report) as report:  # a bundle's folder lives as long as the command
         return _suggest(args, report)
 

@@ -9,6 +9,7 @@ The schema version and its changelog live in ``schema.py``.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,13 @@ STATUS_EMPTY = "empty_graph"
 STATUS_OK = "ok"
 STATUS_COMPILING = "compiling"  # the run ended before the frame finished compiling
 STATUS_INTERRUPTED = "interrupted"  # SIGINT/SIGTERM stopped the run during this compile
+
+# What a frame row is. Only a compile Dynamo started (a ``dynamo_start``) is a compiled frame
+# in the headline; the others are counted on their own lines.
+KIND_DYNAMO = "dynamo"
+KIND_COMPILED_AUTOGRAD = "compiled_autograd"  # compiled autograd's own graph ("!0")
+KIND_EXPORT = "export"  # a strict torch.export trace: Dynamo ran without a dynamo_start
+KIND_RECOMPILE_LIMIT = "recompile_limit"  # a compile id refused at the recompile limit
 STATUSES = (
     STATUS_FAILED,
     STATUS_GRAPH_BREAK,
@@ -218,6 +226,7 @@ class Frame:
     # ``function`` is a wrapper (or a method), and the user's line that called it.
     callable_name: str | None = None
     call_site: StackFrame | None = None
+    kind: str = KIND_DYNAMO  # KIND_*: reports before it read every row as a Dynamo frame
 
     def __post_init__(self) -> None:
         # The stored text names no rank: the id carries the frame's own.
@@ -306,3 +315,20 @@ class Run:
     world_size: int | None = None
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
+
+    @property
+    def in_notebook(self) -> bool:
+        """Captured in a Jupyter kernel: its argv is the kernel's (``ipykernel_launcher.py -f
+        kernel-N.json``), not the user's notebook, which the process never names."""
+        first = (self.argv[0] if self.argv else "").replace("\\", "/")
+        return (
+            first.endswith(("/ipykernel_launcher.py", "/ipykernel/__main__.py"))
+            or first == "ipykernel_launcher.py"
+        )
+
+    @property
+    def command_text(self) -> str | None:
+        """The command as a user reads it (None: not recorded); a notebook's says so."""
+        if self.in_notebook:
+            return "a Jupyter notebook (ipykernel)"
+        return shlex.join(self.argv) if self.argv else None

@@ -37,6 +37,8 @@ class Account:
         """ "4,120 records: 4,117 used, 3 kept raw" """
         if not self.recorded:
             return "records: not accounted (made before inspectc kept an account, or its run was killed)"
+        if not self.records:  # compiles in processes the script started are theirs, not its
+            return "0 records: torch logged no compile in this process"
         return f"{self.records:,} records: {self.used_count:,} used, {self.kept_raw_count:,} kept raw"
 
     def line(self) -> str:

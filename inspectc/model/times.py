@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+WARMUP_FACTOR = 5.0  # a leading call this many times the steady median is a warm-up call
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class KernelTime:
@@ -40,6 +42,28 @@ class KernelTime:
         from inspectc.model.stats import noise_reason
 
         return noise_reason(self.calls, self.cv)
+
+    @property
+    def warmup_calls(self) -> int:
+        """The first calls after a compile that ran far slower than the steady state (caches,
+        lazy initialisation: 15 ms where a call takes 30 us): leading samples over
+        ``WARMUP_FACTOR`` times the median of the later half. 0 when the samples are not every
+        call in order (a reservoir) or too few to tell."""
+        kept = self.samples
+        if len(kept) < 4 or len(kept) != self.calls:
+            return 0
+        later = sorted(kept[len(kept) // 2 :])
+        steady = later[len(later) // 2]
+        n = 0
+        while n < len(kept) // 2 and kept[n] > WARMUP_FACTOR * steady:
+            n += 1
+        return n
+
+    @property
+    def steady_total_us(self) -> float:
+        """The total without the warm-up calls: what ranks kernels."""
+        n = self.warmup_calls
+        return max(0.0, self.total_us - sum(self.samples[:n])) if n else self.total_us
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

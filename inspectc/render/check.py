@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from inspectc.analysis.breaks import flat
 from inspectc.analysis.check import CheckResult, Limits, RunProblem, Violation
-from inspectc.analysis.text import one_line, printable
+from inspectc.analysis.text import counted, one_line, printable
 
 MAX_DETAILS = 10
 
@@ -82,8 +82,8 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
             t = result.total
             parts.append(
                 f"per rank, worst: {on}; in total over {len(result.per_rank)} ranks: "
-                f"{t.get('graph_breaks', 0)} graph breaks, {t.get('recompiles', 0)} recompiles, "
-                f"{t.get('frames', 0)} frames"
+                f"{counted(t.get('graph_breaks', 0), 'graph break')}, "
+                f"{counted(t.get('recompiles', 0), 'recompile')}, {counted(t.get('frames', 0), 'frame')}"
             )
         return f"inspectc check: ok: {report_label}: {', '.join(parts)}"
     lines = [f"inspectc check: FAILED: {report_label}: {len(result.violations)} limit(s) exceeded"]
@@ -94,4 +94,4 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
 
 
 def _count(name: str, n: int, limit: int | None) -> str:
-    return f"{n} {name}" + (f" (max {limit})" if limit is not None else "")
+    return counted(n, name.removesuffix("s")) + (f" (max {limit})" if limit is not None else "")

@@ -84,6 +84,9 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
         "filename": f.filename,
         "line": f.line,
         "status": f.status,
+        # dynamo (a compile Dynamo started, the headline's frames) | compiled_autograd |
+        # export | recompile_limit: schema 3, additive
+        "kind": f.kind,
         "attempts": f.attempts,  # analyses of the compile (a restart adds one)
         "failure": to_plain(f.failure),
         "cache": {"fx_graph": f.cache.get("fx_graph"), "aot_autograd": f.cache.get("aot_autograd")},

@@ -7,9 +7,11 @@ kernel the ways its METHODS say and prints the comparison with the in-run median
 
 TEMPLATE = r'''
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -114,11 +116,34 @@ def device_times(prof):
     return out
 
 
+KINETO_LINE = re.compile(rb"^(USDT|INFO|WARNING|ERROR):.*\b\w+\.cpp:\d+\] ")
+
+
+@contextlib.contextmanager
+def kineto_quiet():
+    """Kineto's C++ logger writes "USDT:... profiler_start" lines to fd 2 at each profiler
+    start and stop: held back, everything else on stderr passed on."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            kept = b"".join(x for x in held.read().splitlines(keepends=True) if not KINETO_LINE.match(x))
+            if kept:
+                os.write(2, kept)
+
+
 def profiled(batch, sync):
     from torch.profiler import ProfilerActivity, profile
 
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if SPEC["language"] == "triton" else [])
-    with profile(activities=acts) as prof:
+    with kineto_quiet(), profile(activities=acts) as prof:
         batch()
         sync()
     return device_times(prof)
@@ -284,7 +309,7 @@ def measure(reps=100, once=False, methods=None):
         out["repro_us"] = out.get(key)
     best = out.get("repro_us")
     if best and SPEC["in_run_median_us"]:
-        out["ratio_to_in_run"] = round(best / SPEC["in_run_median_us"], 3)
+        out["ratio_to_in_run"] = float(f"{best / SPEC['in_run_median_us']:.3g}")  # 3 figures: 0.0004 is not 0.0
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from inspectc.analysis.text import counted
 from inspectc.model import FrameTiming, Kernel, KernelTime
 from inspectc.model.stats import MIN_SAMPLES, NOISY_CV
 
@@ -101,5 +102,5 @@ def shown_vs_measured(timing: FrameTiming) -> str | None:
     )
     return (
         f"kernels {unit.fmt(timing.attributed_us)} of {unit.fmt(timing.kernels_us)} {unit.name} measured "
-        f"inside {timing.graph_calls} graph calls ({share:.0%}){graph}"
+        f"inside {counted(timing.graph_calls or 0, 'graph call')} ({share:.0%}){graph}"
     )

@@ -49,9 +49,8 @@ class RecordAccount:
         return sum(self.used.values()) + sum(self.kept_raw.values())
 
     def write(self, writer: Sink, rank: int | None, outside: dict[str, Any]) -> None:
-        """One ``inspectc_account`` event; *outside*: phases and inputs logged outside a compile."""
-        if not self.records:
-            return
+        """One ``inspectc_account`` event; *outside*: phases and inputs logged outside a compile.
+        Written with no records too: a run that compiled nothing is accounted, not 'killed'."""
         body = {
             "records": self.records,
             "used": dict(self.used),

@@ -158,8 +158,8 @@ class Builder:
             if name == "inspectc_kernel_times":  # capture could not tie it to a compile id
                 with _figures():
                     return self._place_times(rank, payload) or used
-            if name == "compilation_metrics" and not used:
-                return self._frameless_failure(rank, md)
+            if name in ("compilation_metrics", "dynamo_cpp_guards_str") and not used:
+                return self._frameless(rank, name, md, payload)
             return used
         handler = _HANDLERS.get(name)
         if handler is None:
@@ -373,16 +373,18 @@ class Builder:
         except ValueError as exc:  # provenance's own error: recorded, the kernels keep no groups
             self.errors.append(f"frame {st.compile_id}: {exc}")
 
-    def _frameless_failure(self, rank: int | None, md: dict[str, Any]) -> bool:
-        """A failing ``compilation_metrics`` without a compile id (a strict ``torch.export``):
-        the failure of the rank's last frame that has records but neither started nor
-        finished (``FrameState.fail_unstarted``); with none, it stays raw."""
-        data = md.get("compilation_metrics")
+    def _frameless(self, rank: int | None, name: str, md: dict[str, Any], payload: str | None) -> bool:
+        """A guard tree or ``compilation_metrics`` without a compile id: a strict
+        ``torch.export`` (Dynamo traced it with no ``dynamo_start``). They belong to the rank's
+        last frame that has records but neither started nor finished; with none, they stay raw."""
+        data = md.get(name)
         waiting = [s for s in self.entries if s.rank == rank and not s.finished and s.attempts == 0]
-        if not isinstance(data, dict) or not data.get("fail_type") or not waiting:
+        if not isinstance(data, dict) or not waiting:
             return False
-        waiting[-1].fail_unstarted(data, _graph_break, self._stack(md.get("stack")))
-        self._put(waiting[-1], now=True)
+        state = waiting[-1]
+        if not state.export_record(name, data, payload, self._stack(md.get("stack")), _graph_break):
+            return False
+        self._put(state, now=True)
         return True
 
     def _place_times(self, rank: int | None, payload: str | None) -> bool:

@@ -14,6 +14,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.model import (
+    KIND_COMPILED_AUTOGRAD,
+    KIND_DYNAMO,
+    KIND_EXPORT,
+    KIND_RECOMPILE_LIMIT,
     STATUS_COMPILING,
     STATUS_EMPTY,
     STATUS_FAILED,
@@ -33,10 +37,13 @@ from inspectc.model import (
 )
 from inspectc.trace import names
 from inspectc.trace.payloads import extras as compile_extras
-from inspectc.trace.payloads import provenance
+from inspectc.trace.payloads import guards, provenance
 from inspectc.trace.phases import Phases
 from inspectc.trace.records import as_num
 
+# torch's words for a compile refused at the recompile limit (cache_size_limit before 2.6)
+_LIMIT = re.compile(r"recompile.limit|cache.size.limit|cache_size_limit", re.IGNORECASE)
+_GRAPH_FILE = re.compile(r"# File: (?P<file>.+?):(?P<line>\d{1,18}) in (?P<fn>[\w<>.]+)")
 _TORCH_FILE = re.compile(r"[/\\]torch[/\\]_(?:dynamo|inductor)[/\\]")
 
 # compilation_metrics keys kept as they are in ``CompileMetrics.extra``.
@@ -71,6 +78,7 @@ class FrameState:
     finished: bool = False
     empty: bool = False
     interrupted: bool = False  # a signal ended the run during this compile (Builder.interrupted)
+    export_trace: bool = False  # records with no compile id finished it (a strict torch.export)
     cache: dict[str, str | None] = field(default_factory=dict)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     restart_breaks: list[int] = field(default_factory=list)  # graph_breaks read from restart_reasons
@@ -143,9 +151,27 @@ class FrameState:
             autotuning=extras.autotuning,
             cudagraphs=extras.cudagraphs,
             symbolic_shapes=extras.symbolic_shapes,
-            callable_name=names.callable_name(self.function, self.filename, self.user_stack, self.guards),
+            callable_name=names.callable_name(
+                self.function, self.filename, self.user_stack, self.guards, exported=self.export_trace
+            ),
             call_site=names.call_site(self.user_stack),
+            kind=self._kind(),
         )
+
+    def _kind(self) -> str:
+        """A compile Dynamo started (a ``dynamo_start``), or a row that is none: compiled
+        autograd's graph, a strict export's trace, a compile id refused at the recompile limit
+        (its ``compilation_metrics`` is all it has)."""
+        if self._autograd_graph():
+            return KIND_COMPILED_AUTOGRAD
+        if self.attempts > 0:
+            return KIND_DYNAMO
+        if self.export_trace:
+            return KIND_EXPORT
+        failure = self.failure
+        if failure is not None and _LIMIT.search(f"{failure.fail_type} {failure.reason}"):
+            return KIND_RECOMPILE_LIMIT
+        return KIND_DYNAMO
 
     def apply_backward_metrics(self, data: dict[str, Any]) -> None:
         """``bwd_compilation_metrics``: the lazily compiled backward's times."""
@@ -206,12 +232,46 @@ class FrameState:
         """A failing ``compilation_metrics`` with no compile id, for this frame that had records
         but no ``dynamo_start`` (a strict ``torch.export`` whose trace Dynamo gave up on); its
         place is where Dynamo gave up, in the user's code."""
+        self.export_trace = True
         self.apply_metrics(data, parse_break)
         gb = self.failure.graph_break if self.failure is not None else None
         if self.function is None and gb is not None and gb.user_stack:
             top = gb.user_stack[-1]
             self.function, self.filename, self.line = top.function, top.filename, top.line
         self.user_stack = self.user_stack or stack
+
+    def export_record(
+        self,
+        name: str,
+        data: dict[str, Any],
+        payload: str | None,
+        stack: tuple[StackFrame, ...],
+        parse_break: Any,
+    ) -> bool:
+        """A strict export's record without a compile id, for this frame (``Builder._frameless``):
+        its guard tree, or its ``compilation_metrics``; a failing one is the frame's failure,
+        placed where Dynamo gave up in the user's code. False: nothing to read."""
+        if name == "dynamo_cpp_guards_str":
+            if not payload:
+                return False
+            self.guards = tuple(guards.parse_guards(payload))
+            self.export_trace = True
+        elif data.get("fail_type"):
+            self.fail_unstarted(data, parse_break, stack)
+        else:
+            self.export_trace = True
+            self.apply_metrics(data, parse_break)
+        self.user_stack = self.user_stack or stack
+        self.name_export()
+        return True
+
+    def name_export(self) -> None:
+        """A strict export's trace names no code object: the user's code Dynamo traced is the
+        first ``# File: path:line in fn`` of its graph (the module's ``forward``)."""
+        found = _GRAPH_FILE.search(self.dynamo_text or "")
+        if self.function is None and found is not None:
+            self.function, self.filename = found.group("fn"), found.group("file")
+            self.line = int(found.group("line"))
 
     def apply_metrics(self, data: dict[str, Any], parse_break: Any) -> None:
         """``compilation_metrics``: the frame finished; *parse_break* reads a reason's text."""

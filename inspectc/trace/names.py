@@ -50,12 +50,22 @@ def call_site(stack: Sequence[StackFrame]) -> StackFrame | None:
     return None
 
 
+# torch.export's strict trace wraps the user's module (ModuleToTrace._export_root)
+EXPORT_ROOT = "L['self']._modules['_export_root']"
+
+
 def callable_name(
-    function: str | None, filename: str | None, stack: Sequence[StackFrame], guards: Sequence[Guard]
+    function: str | None,
+    filename: str | None,
+    stack: Sequence[StackFrame],
+    guards: Sequence[Guard],
+    *,
+    exported: bool = False,
 ) -> str | None:
     """``Class.method`` or ``function`` as the user wrote it; None when it is the frame's own name
-    already (nothing to add) or cannot be told."""
-    cls = _self_class(guards)
+    already (nothing to add) or cannot be told. An *exported* trace's self is torch's wrapper:
+    the user's module is its ``_export_root``."""
+    cls = _self_class(guards, EXPORT_ROOT if exported else "L['self']")
     method = function
     if is_wrapper(function, filename):
         # the wrapped callable's own name, when Dynamo guarded on it (a decorator's ``func``)

@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from inspectc.analysis import text as report_text
-from inspectc.analysis.resume import Branch, in_library, short_function, shown_function
+from inspectc.analysis.resume import Branch, short_function, shown_call_site, shown_function
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -109,10 +109,8 @@ def function_name(name: str | None | Frame, branch: Branch | None = None) -> str
 def call_site_of(frame: Frame, base: str | None) -> str | None:
     """``called at train.py:9``: the user's line that called a library wrapper's frame that is
     named after the user's callable (as the summary says it); None for other frames."""
-    site = frame.call_site
-    if frame.callable_name and site is not None and site.filename and in_library(frame.filename):
-        return "called at " + location(site.filename, site.line, base)
-    return None
+    site = shown_call_site(frame)
+    return "called at " + location(site.filename, site.line, base) if site is not None else None
 
 
 def frame_where(frame: Frame, base: str | None) -> str:

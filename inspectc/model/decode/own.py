@@ -37,8 +37,17 @@ def is_own_frame(filename: str | None) -> bool:
     )
 
 
+# A notebook's cell runs under ~16 frames of its kernel (runpy, ipykernel, tornado, asyncio,
+# IPython's run_cell ... run_code): the cell's code starts after the last of IPython's.
+_NOTEBOOK_HOST = re.compile(r"[/\\](?:IPython|ipykernel)[/\\]")
+
+
 def users_frames(stack: tuple[StackFrame, ...]) -> tuple[StackFrame, ...]:
-    """*stack* without inspectc's own frames and runpy's: it starts at the user's code."""
+    """*stack* without inspectc's own frames and runpy's, and without the notebook kernel's
+    frames above a cell's: it starts at the user's code."""
+    host = [i for i, f in enumerate(stack) if f.filename and _NOTEBOOK_HOST.search(f.filename)]
+    if host and host[-1] + 1 < len(stack):
+        stack = stack[host[-1] + 1 :]
     return tuple(f for f in stack if not is_own_frame(f.filename))
 
 

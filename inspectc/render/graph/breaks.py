@@ -56,8 +56,8 @@ def breaks_dot(report: Report) -> str:
     if len(frames) > cap:  # a picture of more is unreadable, and finding resumes is quadratic
         title += "<BR/>" + small(f"the first {cap:,} frames drawn (INSPECTC_LIMITS=N draws more)", 10)
         frames = frames[:cap]
-    if run.argv:
-        title += "<BR/>" + small(html(clip(" ".join(run.argv), 140)), 10)
+    if run.command_text:
+        title += "<BR/>" + small(html(clip(run.command_text, 140)), 10)
     dot = graphviz.Digraph(
         "breaks",
         graph_attr={"rankdir": "TB", "fontname": FONT, "labelloc": "t", "label": label(title)},

@@ -151,9 +151,12 @@ class _FusionWriter:
 
     def _title(self) -> str:
         f = self.frame
-        where = (
-            f"{f.function or '?'} at {short_path(f.filename)}:{f.line}" if f.filename else f.function or "?"
-        )
+        name = f.shown_name or "?"  # BertModel.forward, not transformers' ``wrapper``
+        site = f.call_site if f.callable_name and f.call_site and f.call_site.filename else None
+        if site is not None:  # the frame's code is a library's wrapper: the user's line that called it
+            where = f"{name} called at {short_path(site.filename)}:{site.line}"
+        else:
+            where = f"{name} at {short_path(f.filename)}:{f.line}" if f.filename else name
         which = "backward" if self.backward else "forward"
         gen = len(self.fusion.generated)
         ext = sum(1 for k in self.fusion.kernels if k.language == "extern")

@@ -17,7 +17,7 @@ from inspectc.analysis.resume import short_function
 from inspectc.analysis.text import location as short_location
 from inspectc.analysis.trie import break_trie, render_trie
 from inspectc.analysis.views import BreakGroup, break_groups
-from inspectc.model import Failure, Frame, GraphBreak, Recompile, Run, StackFrame
+from inspectc.model import KIND_RECOMPILE_LIMIT, Failure, Frame, GraphBreak, Recompile, Run, StackFrame
 from inspectc.render.sections import (
     CODE,
     ERROR,
@@ -280,7 +280,8 @@ def failure_text(failure: Failure) -> str:
 
 
 def failed_frames(frames: Sequence[Frame], run: Run) -> Section | None:
-    failed = [f for f in frames if f.failure is not None]
+    # a compile id refused at the recompile limit is counted on its own line, and remedied
+    failed = [f for f in frames if f.failure is not None and f.kind != KIND_RECOMPILE_LIMIT]
     if not failed:
         return None
     ranks = sorted({f.rank for f in frames if f.rank is not None})

@@ -84,11 +84,16 @@ def _alive(pid: int) -> bool:
 def facts(report: Report) -> list[Line]:
     """The lines under the headline: versions, command and ending, exception, options."""
     run = report.run
-    versions = f"torch {run.torch_version or 'not recorded'} · python {run.python_version or '?'}"
-    if run.argv:
-        command = shlex.join(run.argv)
+    versions = f"torch {run.torch_version or 'not recorded'}"
+    if run.python_version:  # an imported log does not say which python ran it
+        versions += f" · python {run.python_version}"
+    command = run.command_text  # a notebook's argv is its kernel's: said as a notebook
+    if command:
         versions += " · " + (command if len(command) <= COMMAND_WIDTH else command[:COMMAND_WIDTH] + "…")
     out = [line(f"{versions} · {end_text(run)}")]
+    beside_frames = totals(report.frames).beside_line()  # compiled-autograd graphs, export traces
+    if beside_frames:
+        out.insert(0, line(beside_frames))
     if run.exception:
         out.append(line(f"ended with {_first_line(run.exception)}"))
     backends = backend_text(run.options)
@@ -133,7 +138,9 @@ def backend_text(options: RunOptions) -> str | None:
         parts.append(b.name + (f" ({', '.join(flags)})" if flags else ""))
     text = "torch.compile: " + "; ".join(parts)
     if any(b.name != "inductor" for b in used) and options.registered_backends:
-        text += " · registered backends: " + ", ".join(options.registered_backends)
+        # torch's list leaves out debug backends (eager, aot_eager...): the ones used are there
+        names = dict.fromkeys([*options.registered_backends, *(b.name for b in used)])
+        text += " · registered backends: " + ", ".join(names)
     return text
 
 

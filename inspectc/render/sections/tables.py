@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspectc.analysis.resume import in_library, shown_function
+from inspectc.analysis.resume import shown_call_site, shown_function, suffix_note
 from inspectc.analysis.roofline import bench_cells, launch_reads, method_lines, roofline
-from inspectc.analysis.text import cut_middle
+from inspectc.analysis.text import counted, cut_middle
 from inspectc.analysis.text import location as short_location
-from inspectc.model import Frame
+from inspectc.model import Frame, KernelTime
 from inspectc.render.sections import CODE, Column, Line, Section, Span, Table, line
 from inspectc.render.sections.anchors import KernelAnchors, frame_anchor
 from inspectc.render.timefmt import NOISE_LEGEND, column_unit, environment_line, noise_text, noisy_count
@@ -21,8 +21,9 @@ MAX_FRAMES = 40
 
 
 def top_kernels(report: Report, anchors: KernelAnchors) -> Section | None:
-    """The slowest kernels by total measured time (None when no kernel was timed)."""
-    timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.total_us)  # type: ignore[union-attr]
+    """The slowest kernels by total measured time in the steady state: warm-up calls after a
+    compile (15 ms where a call takes 30 us) are left out and said (None when none was timed)."""
+    timed = sorted((k for k in report.kernels if k.time is not None), key=lambda k: -k.time.steady_total_us)  # type: ignore[union-attr]
     if not timed:
         return None
     top = timed[:TOP_KERNELS]
@@ -30,7 +31,7 @@ def top_kernels(report: Report, anchors: KernelAnchors) -> Section | None:
     reads = launch_reads(report, top) if measured else {}
     bench = bench_cells(top, report.bench, reads) if measured else {}
     med = column_unit(k.time.typical_us for k in top if k.time)
-    tot = column_unit(k.time.total_us for k in top if k.time)
+    tot = column_unit(k.time.steady_total_us for k in top if k.time)
     columns = [
         Column(f"median {med.name}", True),
         Column("n", True),
@@ -48,7 +49,7 @@ def top_kernels(report: Report, anchors: KernelAnchors) -> Section | None:
         cells = [
             med.fmt(t.typical_us),
             str(t.calls),
-            tot.fmt(t.total_us),
+            tot.fmt(t.steady_total_us),
             f"{t.share:.0%}" if t.share is not None else "-",
         ]
         if bench:
@@ -57,7 +58,7 @@ def top_kernels(report: Report, anchors: KernelAnchors) -> Section | None:
             (
                 *(line(c) for c in cells),
                 line(Span(where, link="#" + frame_anchor(k.compile_id))),
-                line(noise_text(t)),
+                line("; ".join(x for x in (noise_text(t), warmup_text(t)) if x)),
                 line(Span(k.name, CODE, link="#" + anchors(k))),
             )
         )
@@ -82,11 +83,23 @@ def top_kernels(report: Report, anchors: KernelAnchors) -> Section | None:
     )
 
 
+def warmup_text(t: KernelTime) -> str:
+    """``warm-up: 1 call, 15.10 ms, left out of the total`` when the first calls were."""
+    n = t.warmup_calls
+    if not n:
+        return ""
+    spent = sum(t.samples[:n])
+    unit = column_unit([spent])
+    return f"warm-up: {counted(n, 'call')}, {unit.fmt(spent)} {unit.name}, left out of the total"
+
+
 def frame_where(f: Frame, base: str | None) -> Span:
-    """The frame's code, or for a wrapper's frame the user's line that called it."""
-    if f.callable_name and f.call_site is not None and f.call_site.filename and in_library(f.filename):
-        where = short_location(f.call_site.filename, f.call_site.line, base, 40)
-        return Span("called at " + where, full=f.call_site.filename)
+    """The frame's code, or the user's line that called it: a wrapper's frame, generated code
+    (a GraphModule's ``forward`` at ``<eval_with_key>.N``)."""
+    site = shown_call_site(f)
+    if site is not None and site.filename:
+        where = short_location(site.filename, site.line, base, 40)
+        return Span("called at " + where, full=site.filename)
     if not f.filename:
         return Span("?")
     return Span(short_location(f.filename, f.line, base, 40), CODE, full=f.filename)
@@ -128,7 +141,11 @@ def frames_table(frames: Sequence[Frame], base: str | None, *, limit: int = MAX_
         key="frames",
         title=f"Frames ({len(frames)})",
         table=Table(columns, tuple(rows), tuple(frame_anchor(f.compile_id) for f in frames[:limit])),
-        notes=(line(f"… {more} more frames"),) if more > 0 else (),
+        notes=tuple(
+            line(text)
+            for text in (f"… {more} more frames" if more > 0 else None, suffix_note(frames[:limit]))
+            if text  # what "Sequential.forward (inner)" means
+        ),
         counts={"frames": len(frames)},
         titled=False,
     )

@@ -47,7 +47,11 @@ _LOCATION = re.compile(
     re.MULTILINE,
 )
 _REASON_PREFIXES = ("Graph Break Reason: ", "Reason: ")
-_PREAMBLES = ("Encountered graph break when", "Failed to handle graph break gracefully")
+_PREAMBLES = (
+    "Encountered graph break when",
+    "Failed to handle graph break gracefully",
+    "Encountered graph break that we cannot resume from",  # an unresumable break (2.9+)
+)
 _SKIPPED = ("results in a skip", "falling back to eager", "fall back to eager")
 _EXCEPTION = re.compile(r"^(?:\w+\.)+Unsupported: ", re.MULTILINE)  # torch._dynamo.exc.
 _GB_ID = re.compile(r"/gb/(gb\d{1,18})\.html", re.IGNORECASE)
@@ -290,5 +294,25 @@ def _recompile(text: str) -> FailedGuard:
     earlier = CompileId.parse(found.group("id")) if found and found.group("id") != "None" else None
     body = text[found.end() :] if found else text
     first = body.split("\n", 1)[0]
-    guard = first.split("  # ", 1)[0].strip() or None
+    guard = _backend_change(first) or first.split("  # ", 1)[0].strip() or None
     return FailedGuard(text=text, earlier_compile_id=earlier, guard=guard)
+
+
+# BACKEND_MATCH (2.11+): "... Cached backend: <repr> (id=0x...). New backend: <repr> (id=0x...). If..."
+_BACKENDS = re.compile(r"Cached backend: (?P<old>.+?) \(id=0x\w+\)\. New backend: (?P<new>.+?) \(id=0x\w+\)")
+_COMPILER = re.compile(r"compiler='(?P<name>[^']*)'")
+
+
+def _backend_change(line: str) -> str | None:
+    """A BACKEND_MATCH failure as the user says it: which backend before and after (torch's
+    text puts the names after two long reprs and ids, past where a line is cut)."""
+    found = _BACKENDS.search(line) if line.startswith("BACKEND_MATCH") else None
+    if found is None:
+        return None
+
+    def name(text: str) -> str:
+        compiler = _COMPILER.search(text)
+        return compiler.group("name") if compiler else text
+
+    before, after = name(found.group("old")), name(found.group("new"))
+    return f"BACKEND_MATCH failure: backend changed from {before} to {after}"

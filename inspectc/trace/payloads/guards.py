@@ -28,7 +28,7 @@ from inspectc.model import Guard
 __all__ = ["count_guards", "guard_latency_us", "parse_guards"]
 
 
-_TREE_LINE = re.compile(r"^((?:\| )*)\+- (.*)$")
+_TREE_LINE = re.compile(r"^((?:\| )*)\+- (.*)$", re.DOTALL)
 _SOURCE = re.compile(r"\bsource=(.*?)(?:, accessed_by=|, type=|$)")
 _LOCATION = re.compile(
     r"\s*# (?P<file>[^#]*?):(?P<line>\d{1,18}) in (?P<func>\S+)(?: \((?P<note>[^#]*)\))?\s*$"
@@ -50,12 +50,30 @@ _KIND_OF_CALL = (
 )
 
 
+def _logical_lines(text: str) -> list[str]:
+    """The dump's lines, a tree line and the lines that continue it joined: torch 2.11/2.12
+    print ``type=<repr(obj)>`` after a guard, and an optimizer's or a Parameter's repr spans
+    lines (its tensor values). Before the tree, and in the older plain format, a line is one."""
+    out: list[str] = []
+    in_tree = False
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if _TREE_LINE.match(line) is not None:
+            in_tree = True
+            out.append(line)
+        elif in_tree and out and line.strip() and not line.lstrip().startswith(_HEADERS):
+            out[-1] += "\n" + line
+        else:
+            in_tree = in_tree and not line.lstrip().startswith(_HEADERS)
+            out.append(line)
+    return out
+
+
 def parse_guards(text: str) -> list[Guard]:
     """The leaf guards of a guard dump, in printed order."""
     entries: list[Guard] = []
     sources: list[str | None] = []  # the source of the manager open at each depth
-    for raw in text.splitlines():
-        line = raw.rstrip()
+    for line in _logical_lines(text):
         tree = _TREE_LINE.match(line)
         if tree is None:
             entry = _plain_guard(line)

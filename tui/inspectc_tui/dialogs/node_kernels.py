@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspectc.analysis.text import counted
 from inspectc_tui.fusion import NodeKernel, is_backward
 from inspectc_tui.text import literal
 
@@ -43,7 +44,7 @@ class NodeKernelsDialog(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            title = Text(f"{len(self.found)} kernels computed the node ", style="bold")
+            title = Text(f"{counted(len(self.found), 'kernel')} computed the node ", style="bold")
             title.append_text(literal(self.node, "bold cyan"))
             yield Static(title, id="node-kernels-title")
             yield OptionList(

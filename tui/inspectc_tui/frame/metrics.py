@@ -30,7 +30,9 @@ def metric_rows(frame: Frame) -> list[tuple[str, str, Text]]:
     add("graph", "ops", m.op_count)
     add("graph", "nodes", m.node_count)
     add("graph", "inputs", m.input_count)
-    add("guards", "guards", m.guard_count)
+    # the Guards tab's count; torch's own guard_count also counts guards it prints as none
+    add("guards", "guards (Guards tab)", len(frame.guards) if frame.guards else None)
+    add("guards", "torch's guard_count", m.guard_count)
     add("guards", "shape-env guards", m.shape_env_guard_count)
     for which, status in sorted(frame.cache.items()):
         add("cache", which.replace("_", " "), status)

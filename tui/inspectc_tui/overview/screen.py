@@ -7,8 +7,6 @@ and cursor) each time a followed run writes more. Choosing a row opens that fram
 
 from __future__ import annotations
 
-import shlex
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -31,9 +29,8 @@ Location = tuple[str | None, int | None]
 def run_header(run: Run, data: ReportData | None) -> Text:
     """Three lines: the command, versions and outcome, totals (each cut to the width)."""
     out = Text(no_wrap=True, overflow="ellipsis")
-    argv = list(run.argv)
     out.append("$ ", style="dim")
-    out.append_text(literal(shlex.join(argv) if argv else "(command not recorded)", "bold"))
+    out.append_text(literal(run.command_text or "(command not recorded)", "bold"))
     out.append("\n")
     parts = [
         ("torch", run.torch_version),

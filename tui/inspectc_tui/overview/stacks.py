@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from inspectc.analysis.text import counted
 from inspectc.analysis.trie import BreakLeaf, TrieNode, frame_text, leaf_text
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.messages import OpenFrame
@@ -38,7 +39,7 @@ class BreakStacksScreen(Screen[None]):
         trie = self.data.trie
         tree: Tree[BreakLeaf] = self.query_one("#stack-tree", Tree)
         tree.show_root = False
-        caption = Text(f"{trie.count} graph breaks", style="bold")
+        caption = Text(counted(trie.count, "graph break"), style="bold")
         caption.append("  under the user stacks they happened in (the user's code first)", style="dim")
         caption.append("  ·  Enter on ● opens the frame", style="dim")
         self.query_one("#stacks-caption", Static).update(caption)

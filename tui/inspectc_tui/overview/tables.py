@@ -91,7 +91,7 @@ class BreaksTable(VirtualTable):
                 "location",
                 Text("Location"),
                 40,
-                sort_key=lambda g: g.location,
+                sort_key=lambda g: g.user_location,
                 flex=True,
                 min_width=12,
                 cut="path",
@@ -115,7 +115,7 @@ class BreaksTable(VirtualTable):
             cells = [
                 right(f"{group.count}×", "bold yellow"),
                 literal(title_and_explanation(group.example)[0], one_line=True),
-                literal(location(group.filename, group.line, base), "cyan"),
+                literal(_where(group, base), "cyan"),
                 Text(frames, style="dim"),
             ]
             if costs:
@@ -162,3 +162,12 @@ class TopKernelsTable(VirtualTable):
             ]
             self.add_object(str(kernel.id), kernel, cells)
         self.done()
+
+
+def _where(group: BreakGroup, base: str | None) -> str:
+    """The user's line, as the summary and suggest name it (a break inside torch.optim: the
+    script's ``opt.step()``, not optimizer.py)."""
+    site = group.site
+    if site is not None and site.filename:
+        return location(site.filename, site.line, base)
+    return location(group.filename, group.line, base)
