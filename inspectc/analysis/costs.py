@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from inspectc.analysis.ddp import DDP_WRAPPER_FILE
 from inspectc.analysis.views import BreakGroup, break_groups
 from inspectc.model import Frame, GraphBreak, KernelTime, Recompile
-from inspectc.model.costs import RegionGaps
+from inspectc.model.costs import WAITS_ON_DEVICE, WAITS_ON_HOST, RegionGaps
 from inspectc.model.decode.resume import resumed_function
 from inspectc.model.stats import summary
 
 CHEAP_US = 50.0  # a break under this per call is cheap...
 CHEAP_SHARE = 0.01  # ...and so is one under 1% of its call
-WAITS_ON_DEVICE = 0.5  # device idle under half the host gap: the device had work queued
+IDLE_SHARE = 0.5  # device idle under half the host gap: the device had work queued
 
 _TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\](?:optim|_dynamo|nn[/\\]parallel|distributed|utils)[/\\]")
 _INTENDED_WHY = {
@@ -59,7 +59,8 @@ class BreakCost:
         device had queued work: the gap is hidden); None on CPU or unmeasured."""
         if self.device is None or self.gap is None or not self.gap.typical_us:
             return None
-        return "host" if self.device.typical_us >= WAITS_ON_DEVICE * self.gap.typical_us else "device"
+        hidden = self.device.typical_us < IDLE_SHARE * self.gap.typical_us
+        return WAITS_ON_DEVICE if hidden else WAITS_ON_HOST
 
     @property
     def cost_us(self) -> float | None:

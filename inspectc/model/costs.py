@@ -21,6 +21,7 @@ from typing import Any
 from inspectc.model.times import KernelTime
 
 GAPS_EVENT = "inspectc_region_gaps"
+WAITS_ON_HOST, WAITS_ON_DEVICE = "host", "device"  # what a call waits on over a break's gap
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -10,6 +10,7 @@ from inspectc.analysis.costs import BreakCost, RecompileCost
 from inspectc.analysis.remedies import Remedy
 from inspectc.analysis.text import location as short_location
 from inspectc.model import KernelTime, Run
+from inspectc.model.costs import WAITS_ON_HOST
 from inspectc.render.sections import CODE, STRONG, WARNING, Item, Line, Section, Span, line, plural
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 from inspectc.render.sections.breaks import frame_name
@@ -38,7 +39,9 @@ def cost_line(c: BreakCost) -> str:
     share = f"; {c.share:.0%} of the call" if c.share is not None else ""
     text = f"costs {time_text(c.cost_us)} per call ({spread(basis)}{share})"
     if c.device is not None:
-        waits = "the call waits on it" if c.waits_on == "host" else "hidden: the device had queued work"
+        waits = (
+            "the call waits on it" if c.waits_on == WAITS_ON_HOST else "hidden: the device had queued work"
+        )
         text += f"; device idle {time_text(c.device.typical_us)} of a {time_text(c.gap.typical_us)} host gap ({waits})"
     if c.cheap:
         text += ": cheap"
