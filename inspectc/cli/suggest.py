@@ -23,6 +23,7 @@ from pathlib import Path
 from inspectc.analysis.remedies import Remedy, remedies
 from inspectc.analysis.text import printable
 from inspectc.analysis.views import Totals, break_groups, totals
+from inspectc.analysis.volatile import normalised
 from inspectc.errors import UsageError
 from inspectc.model import Frame, KernelTime, Run
 from inspectc.model.costs import RegionGaps
@@ -244,7 +245,10 @@ def savings(base: Trial, trial: Trial) -> list[Saving]:
 
 
 def _break_keys(frames: list[Frame]) -> frozenset[tuple[str, int | None, str]]:
-    return frozenset((Path(g.filename or "?").name, g.line, g.reason) for g in break_groups(frames))
+    # a reason naming an object's address (<function f at 0x7f...>) is the same break in every run
+    return frozenset(
+        (Path(g.filename or "?").name, g.line, normalised(g.reason)) for g in break_groups(frames)
+    )
 
 
 def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
