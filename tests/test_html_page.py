@@ -25,14 +25,20 @@ def _bodies(page: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["graph_breaks", "mlp_train", "accuracy_fault", "sin_sin"])
+GPU_REPORT = Path(__file__).resolve().parent / "data" / "gpu" / "linemap-h200.inspectc"
+
+
+@pytest.mark.parametrize("name", ["graph_breaks", "mlp_train", "accuracy_fault", "sin_sin", "gpu"])
 def test_every_link_of_the_page_lands_on_an_element(name: str, tmp_path: Path) -> None:
     page = tmp_path / f"{name}.html"
-    run_cli("html", str(REPORTS / f"{name}.inspectc"), "-o", str(page), check=True)
+    source = GPU_REPORT if name == "gpu" else REPORTS / f"{name}.inspectc"
+    run_cli("html", str(source), "-o", str(page), check=True)
     texts = _bodies(page.read_text(encoding="utf-8"))
     ids = {i for t in texts for i in _ID.findall(t)}
     links = {h for t in texts for h in _HREF.findall(t)}
     assert links and not links - ids, sorted(links - ids)[:10]
+    if name == "gpu":  # a PTX/SASS line's gutter leads to the Triton source line it comes from
+        assert any("-py-" in h for t in texts if ">sass (" in t or ">ptx (" in t for h in _HREF.findall(t))
     if name == "mlp_train":  # a kernel's fused node is one click from its line in the post-grad graph
         assert any(
             h.startswith("frame-0-0-g-post_grad-")

@@ -87,7 +87,9 @@ class Articles:
         found = [
             kernel_sections.facts(k, report.run, report.bench, detail),
             kernel_sections.origins(k, report.run, self._node_link(k)),
-            kernel_sections.compiled(k, detail, report.cpu_build() if k.language == "cpp" else None),
+            kernel_sections.compiled(
+                k, detail, report.cpu_build() if k.language == "cpp" else None, self.anchors(k)
+            ),
             kernel_sections.source(
                 k, report.kernel_source(k) if k.language != "extern" else None, self.report_name
             ),

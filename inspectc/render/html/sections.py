@@ -76,6 +76,20 @@ def code_block(text: str, language: str = "text", anchor: str | None = None) -> 
     return highlight(body, lexer, _FORMATTER)
 
 
+def mapped_block(text: str, links: tuple[tuple[int, str], ...]) -> str:
+    """A stage's text whose mapped lines' gutter (``→ 33``) links to the line it maps to."""
+    where = dict(links)
+    rows = []
+    for n, row in enumerate(printable(text, keep="\n\t").split("\n"), 1):
+        href = where.get(n)
+        head, _, rest = row.partition("  ") if row.startswith("→") else ("", "", row)
+        if href and head:
+            rows.append(f'<a href="{escape(href)}">{escape(head)}</a>  {escape(rest)}')
+        else:
+            rows.append(escape(row))
+    return '<div class="hl"><pre><code>' + "\n".join(rows) + "</code></pre></div>\n"
+
+
 def pygments_css() -> str:
     """Light and dark colours for highlighted code."""
     light = HtmlFormatter(style="default").get_style_defs(".hl")
@@ -119,7 +133,13 @@ def item_html(item: Item) -> str:
     sev = f" sev-{item.severity}" if item.severity else ""
     out = [f'<li class="item{sev}"{anchor}><div class="head">{line_html(item.line)}</div>']
     out += [f'<div class="note">{line_html(n)}</div>' for n in item.notes]
-    out += [details(f.summary, code_block(f.body, f.language, f.anchor)) for f in item.folds if f.body]
+    out += [
+        details(
+            f.summary, mapped_block(f.body, f.links) if f.links else code_block(f.body, f.language, f.anchor)
+        )
+        for f in item.folds
+        if f.body
+    ]
     out.append("</li>\n")
     return "".join(out)
 

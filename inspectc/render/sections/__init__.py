@@ -53,6 +53,7 @@ class Fold:
     body: str
     language: str = "text"  # text | python | cpp
     anchor: str | None = None  # each line N of the body is anchor-N (HTML): links to a line
+    links: tuple[tuple[int, str], ...] = ()  # (line N, where its leading "→ M" leads): a line map
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,9 @@ def origins(k: Kernel, run: Run, node_link: Callable[[str], str | None] | None =
     )
 
 
-def compiled(k: Kernel, detail: KernelDetail | None, build: CpuBuild | None) -> Section | None:
+def compiled(
+    k: Kernel, detail: KernelDetail | None, build: CpuBuild | None, anchor: str | None = None
+) -> Section | None:
     """Metadata, occupancy, launches (Triton) or the vector ISA and command (C++), and every IR
     stage recorded, each line of a stage marked with the Triton source line it comes from."""
     if k.language == "cpp":
@@ -131,15 +133,21 @@ def compiled(k: Kernel, detail: KernelDetail | None, build: CpuBuild | None) -> 
                 "Triton source (the file Inductor wrote: the line numbers the stages map to)",
                 _numbered(detail.python_source),
                 "python",
+                anchor=f"{anchor}-py" if anchor else None,
             )
         )
+    source_lines = len((detail.python_source or "").splitlines())
     for stage in STAGES:
         text = detail.stages.get(stage)
         if text:
+            body, targets = _mapped(stage, text, detail.python_file)
             folds.append(
                 Fold(
                     f"{stage} ({plural(text.count(chr(10)) + 1, 'line')}; → the Triton source line each comes from)",
-                    _mapped(stage, text, detail.python_file),
+                    body,
+                    links=tuple((n, f"#{anchor}-py-{m}") for n, m in targets if m <= source_lines)
+                    if anchor
+                    else (),
                 )
             )
     if folds:
@@ -161,13 +169,15 @@ def _numbered(text: str) -> str:
     return "\n".join(f"{n:>{width}}  {row}" for n, row in enumerate(lines, 1))
 
 
-def _mapped(stage: str, text: str, source_file: str | None) -> str:
-    """*text* with each line's Triton source lines in a gutter (``→ 12``; blank: none)."""
+def _mapped(stage: str, text: str, source_file: str | None) -> tuple[str, list[tuple[int, int]]]:
+    """*text* with each line's Triton source lines in a gutter (``→ 12``; blank: none), and
+    (line, its first Triton line) for each mapped line."""
     mapping = line_map(stage, text, source_file)
     lines = text.splitlines()
     gutter = [",".join(map(str, mapping.get(n, [])[:3])) for n in range(1, len(lines) + 1)]
     width = max((len(g) for g in gutter), default=0) + 2
-    return "\n".join((f"→ {g}" if g else "").ljust(width + 2) + row for g, row in zip(gutter, lines))
+    body = "\n".join((f"→ {g}" if g else "").ljust(width + 2) + row for g, row in zip(gutter, lines))
+    return body, [(n, mapping[n][0]) for n in range(1, len(lines) + 1) if mapping.get(n)]
 
 
 def source(k: Kernel, text: str | None, report_name: str) -> Section:

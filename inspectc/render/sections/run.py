@@ -16,7 +16,20 @@ from inspectc.analysis.views import Totals, totals
 from inspectc.model import Kernel, Run, RunOptions
 from inspectc.model.accuracy import DIVERGES, AccuracyRun, GraphAccuracy
 from inspectc.render import programs
-from inspectc.render.sections import CODE, ERROR, STRONG, Fold, Item, Line, Section, Span, line, plural
+from inspectc.render.sections import (
+    CODE,
+    ERROR,
+    STRONG,
+    Column,
+    Fold,
+    Item,
+    Line,
+    Section,
+    Span,
+    Table,
+    line,
+    plural,
+)
 from inspectc.store.reader import Report
 from inspectc.version import __version__
 
@@ -306,3 +319,41 @@ def _meta_list(report: Report, key: str) -> list[str]:
     except ValueError:
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def accuracy_outputs(run: AccuracyRun | None) -> Section | None:
+    """Every output ``inspectc accuracy`` compared, graph by graph (the TUI's accuracy rows)."""
+    if run is None or not any(g.outputs for g in run.graphs):
+        return None
+    columns = tuple(
+        Column(name, numeric)
+        for name, numeric in (
+            ("graph", False),
+            ("output", False),
+            ("verdict", False),
+            ("rel. error vs fp64", True),
+            ("eager's", True),
+            ("max |compiled-eager|", True),
+            ("shape", False),
+        )
+    )
+    rows = tuple(
+        (
+            line(f"{g.compile_id} ({g.graph})"),
+            line(Span(o.name, CODE)),
+            line(Span(o.verdict, STRONG) if o.verdict == DIVERGES else o.verdict),
+            line(_num(o.max_rel_error)),
+            line(_num(o.eager_rel_error)),
+            line(_num(o.max_abs_error)),
+            line(f"{o.dtype or '?'}{list(o.shape)}"),
+        )
+        for g in run.graphs
+        for o in g.outputs
+    )
+    return Section(
+        key="accuracy_outputs",
+        title=f"Accuracy, every output ({len(rows)})",
+        table=Table(columns, rows),
+        counts={"outputs": len(rows)},
+        brief=False,
+    )
