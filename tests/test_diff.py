@@ -16,6 +16,7 @@ from conftest import Captures, run_cli
 from inspectc.analysis.diff import ReportDiff, RunSide, TimeChange, op_signature
 from inspectc.analysis.paths import comparable_path
 from inspectc.model import CompileId, Kernel
+from inspectc.render.diff import slowdown_text
 from inspectc.store.open import open_report
 
 
@@ -126,7 +127,7 @@ def test_slowdown_changes_the_exit_code_only_when_asked() -> None:
     assert d.exit_code() == 0
     assert d.exit_code(fail_on_slowdown=50) == 0
     assert d.exit_code(fail_on_slowdown=20) == 1
-    assert d.slowdowns(20) == [
+    assert [slowdown_text(s) for s in d.slowdowns(20)] == [
         "kernel time per call of 2 matched kernels: ×1.32",
         "f() big: ×1.30 (100.0µs -> 130.0µs)",
     ]

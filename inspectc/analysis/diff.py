@@ -30,16 +30,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.analysis.difftimes import (
+    Slowdown,
     TimeChange,  # noqa: F401 - TimeChange re-exported
-    per_rank_ratios,
     slowdowns,
     time_change,
-    time_lines,
     total_ratio,
 )
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.views import one_line
-from inspectc.analysis.views import printable as _clean
 from inspectc.analysis.volatile import normalised
 from inspectc.model import CompileId, Frame, Kernel, without_id_prefix
 from inspectc.store.reader import Report
@@ -69,16 +67,6 @@ class Change:
     after: Any = None
     rank: int | None = None  # the rank the change is on (None: one process)
 
-    def to_plain(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "change": self.change,
-            "what": self.what,
-            "before": self.before,
-            "after": self.after,
-            "rank": self.rank,
-        }
-
 
 @dataclass(slots=True)
 class RunSide:
@@ -107,7 +95,7 @@ class ReportDiff:
     def total_time_ratio(self) -> float | None:
         return total_ratio(self.times)
 
-    def slowdowns(self, pct: float) -> list[str]:
+    def slowdowns(self, pct: float) -> list[Slowdown]:
         """What got slower than *pct* percent beyond noise (``difftimes.slowdowns``)."""
         return slowdowns(self.times, pct)
 
@@ -117,43 +105,6 @@ class ReportDiff:
         if fail_on_slowdown is not None and self.slowdowns(fail_on_slowdown):
             return 1
         return 0
-
-    def to_plain(self, fail_on_slowdown: float | None = None) -> dict[str, Any]:
-        def side(s: RunSide) -> dict[str, Any]:
-            return {
-                "report": s.label,
-                "torch_version": s.torch_version,
-                "frames": s.frames,
-                "graph_breaks": s.graph_breaks,
-                "recompiles": s.recompiles,
-                "kernels": s.kernels,
-                "per_rank": [{"rank": r, **counts} for r, counts in s.per_rank.items()],
-            }
-
-        return {
-            "a": side(self.a),
-            "b": side(self.b),
-            "structural": self.structural,
-            "changes": [c.to_plain() for c in self.changes],
-            "kernel_times": [
-                {
-                    "what": t.what,
-                    "before_us": t.before_us,
-                    "after_us": t.after_us,
-                    "ratio": t.ratio,
-                    "share": t.share,
-                    "within_noise": t.noise,
-                    "rank": t.rank,
-                }
-                for t in self.times
-            ],
-            "total_time_ratio": self.total_time_ratio,
-            "total_time_ratio_per_rank": [
-                {"rank": r, "ratio": ratio} for r, ratio in per_rank_ratios(self.times).items()
-            ],
-            "slowdowns": self.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else [],
-            "exit_code": self.exit_code(fail_on_slowdown),
-        }
 
 
 # ---------------------------------------------------------------------------
@@ -356,93 +307,3 @@ def _changed(ra: Report, ka: Kernel, rb: Report, kb: Kernel) -> bool:
     if ka.language == "extern":
         return False  # a library call: its "source" is the call site, which names buffers
     return _source_digest(ra.kernel_source(ka), ka.name) != _source_digest(rb.kernel_source(kb), kb.name)
-
-
-# ---------------------------------------------------------------------------
-# Text
-
-
-_MARK = {"added": "+", "new": "+", "removed": "-", "fixed": "-", "changed": "~", "count": "~"}
-_TITLES = {
-    "frame": "Frames",
-    "status": "Frame status",
-    "graph_break": "Graph breaks",
-    "recompile": "Recompiles",
-    "kernel": "Kernels",
-}
-
-
-def render_diff(diff: ReportDiff, *, fail_on_slowdown: float | None = None, limit: int = 40) -> str:
-    a, b = diff.a, diff.b
-    lines = [
-        f"inspectc diff: {_clean(a.label)} (torch {_clean(a.torch_version or 'not recorded')}) -> "
-        f"{_clean(b.label)} (torch {_clean(b.torch_version or 'not recorded')})",
-        _counts_line(a, b) + ("  (ranks together)" if a.per_rank or b.per_rank else ""),
-    ]
-    for rank in sorted(a.per_rank.keys() | b.per_rank.keys()):
-        lines.append(_rank_counts_line(rank, a.per_rank.get(rank), b.per_rank.get(rank)))
-    for kind, title in _TITLES.items():
-        items = [c for c in diff.changes if c.kind == kind]
-        if not items:
-            continue
-        tally = Counter(c.change for c in items)
-        lines.append("")
-        lines.append(f"{title} ({', '.join(f'{n} {what}' for what, n in tally.items())})")
-        for c in items[:limit]:
-            lines.append(f"  {_MARK.get(c.change, '~')} {c.change:<7} {_clean(c.what)}{_before_after(c)}")
-        if len(items) > limit:
-            lines.append(f"  … {len(items) - limit} more (--json lists all)")
-    lines.extend(time_lines(diff.times, fail_on_slowdown, limit))
-    if diff.a.per_rank or diff.b.per_rank:
-        ratios = per_rank_ratios(diff.times)
-        if ratios:
-            lines.append(
-                "  per rank: "
-                + ", ".join(f"r{r} ×{ratio:.2f}" for r, ratio in ratios.items() if ratio is not None)
-            )
-    lines.append("")
-    slow = diff.slowdowns(fail_on_slowdown) if fail_on_slowdown is not None else []
-    if diff.structural:
-        lines.append(f"{len(diff.changes)} structural difference{'s' * (len(diff.changes) != 1)} (exit 1)")
-    elif slow:
-        lines.append(f"No structural differences; slower than {fail_on_slowdown:g}% (exit 1)")
-    else:
-        lines.append("No structural differences (exit 0)")
-    return "\n".join(lines)
-
-
-def _counts_line(a: RunSide, b: RunSide) -> str:
-    def pair(name: str, x: int, y: int) -> str:
-        return f"{name} {x}" if x == y else f"{name} {x} -> {y}"
-
-    return "  " + ", ".join(
-        (
-            pair("frames", a.frames, b.frames),
-            pair("graph breaks", a.graph_breaks, b.graph_breaks),
-            pair("recompiles", a.recompiles, b.recompiles),
-            pair("kernels", a.kernels, b.kernels),
-        )
-    )
-
-
-def _rank_counts_line(rank: int, a: dict[str, int] | None, b: dict[str, int] | None) -> str:
-    """One rank's counts, A -> B (a rank only one side has says so)."""
-    if a is None or b is None:
-        counts = a or b or {}
-        side = "only in A" if b is None else "only in B"
-        return f"    r{rank} ({side}): " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())
-
-    def pair(name: str) -> str:
-        assert a is not None and b is not None
-        x, y = a[name], b[name]
-        return f"{name.replace('_', ' ')} {x}" if x == y else f"{name.replace('_', ' ')} {x} -> {y}"
-
-    return f"    r{rank}: " + ", ".join(pair(n) for n in ("frames", "graph_breaks", "recompiles", "kernels"))
-
-
-def _before_after(c: Change) -> str:
-    if c.kind == "status" or c.change == "count":
-        return f"  ({c.before} -> {c.after})"
-    if c.kind in ("graph_break", "recompile") and (c.before or c.after):
-        return f"  ({max(c.before or 0, c.after or 0)}×)"
-    return ""

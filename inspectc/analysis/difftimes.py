@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspectc.analysis.views import printable as _clean
 from inspectc.model import KernelTime
 from inspectc.model.stats import MIN_SAMPLES, mann_whitney_p
 
@@ -70,41 +69,23 @@ def per_rank_ratios(times: Sequence[TimeChange]) -> dict[int, float | None]:
     return {r: total_ratio([t for t in times if t.rank == r]) for r in ranks}
 
 
-def slowdowns(times: Sequence[TimeChange], pct: float) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Slowdown:
+    """Slower than asked, beyond noise: the matched kernels' total, or one big kernel."""
+
+    ratio: float
+    kernels: int | None = None  # the total over this many matched kernels
+    change: TimeChange | None = None  # one kernel of at least TIME_SHARE_GATED of the time
+
+
+def slowdowns(times: Sequence[TimeChange], pct: float) -> list[Slowdown]:
     """What got slower than *pct* percent beyond noise: the matched total, or a big kernel."""
     limit = 1 + pct / 100
     out = []
     total = total_ratio(times)
     if total is not None and total > limit:
-        out.append(f"kernel time per call of {len(times)} matched kernels: ×{total:.2f}")
+        out.append(Slowdown(total, kernels=len(times)))
     for t in times:
         if t.share >= TIME_SHARE_GATED and t.ratio > limit and not t.noise:
-            out.append(f"{t.what}: ×{t.ratio:.2f} ({t.before_us:.1f}µs -> {t.after_us:.1f}µs)")
+            out.append(Slowdown(t.ratio, change=t))
     return out
-
-
-def time_lines(times: Sequence[TimeChange], fail_on_slowdown: float | None, limit: int) -> list[str]:
-    if not times:
-        return []
-    shown = sorted(
-        (t for t in times if abs(t.ratio - 1) >= TIME_SHOWN), key=lambda t: (bool(t.noise), -abs(t.ratio - 1))
-    )
-    total = total_ratio(times)
-    gate = (
-        f"; fails above {fail_on_slowdown:g}%"
-        if fail_on_slowdown is not None
-        else "; --fail-on-slowdown PCT makes a slowdown fail"
-    )
-    noisy = sum(1 for t in times if t.noise)
-    lines = [
-        "",
-        f"Kernel times (B/A of the median per call, {len(times)} matched kernels, {noisy} within noise{gate})",
-    ]
-    for t in shown[:limit]:
-        note = f"  within noise ({t.noise})" if t.noise else ""
-        lines.append(f"  ×{t.ratio:<6.2f} {_clean(t.what)}  {t.before_us:.1f}µs -> {t.after_us:.1f}µs{note}")
-    if not shown:
-        lines.append(f"  no kernel changed by {TIME_SHOWN:.0%} or more")
-    if total is not None:
-        lines.append(f"  total per call, changes within noise counted as none: ×{total:.2f}")
-    return lines

@@ -151,7 +151,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from inspectc.analysis.diff import diff_reports, render_diff
+    from inspectc.analysis.diff import diff_reports
+    from inspectc.render.diff import diff_plain, render_diff
     from inspectc.store.open import open_report
 
     if args.fail_on_slowdown is not None and args.fail_on_slowdown < 0:
@@ -159,7 +160,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with open_report(args.a) as a, open_report(args.b) as b:
         diff = diff_reports(a, b, labels=(args.a, args.b))
     if args.json:
-        print(json_text(json.dumps(diff.to_plain(args.fail_on_slowdown), indent=2, ensure_ascii=False)))
+        print(json_text(json.dumps(diff_plain(diff, args.fail_on_slowdown), indent=2, ensure_ascii=False)))
     else:
         print(render_diff(diff, fail_on_slowdown=args.fail_on_slowdown))
     return diff.exit_code(args.fail_on_slowdown)
