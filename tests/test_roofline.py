@@ -22,8 +22,6 @@ from inspectc.analysis.roofline import (
     DramShare,
     LaunchBytes,
     dram_bytes,
-    limit_text,
-    peaks_text,
     read_bytes,
     roofline,
 )
@@ -31,6 +29,7 @@ from inspectc.model import CompileId, Kernel
 from inspectc.model.kernel_detail import DETAIL_EVENT, parse_detail
 from inspectc.render.graph import fusion_dot
 from inspectc.render.graph.style import ROOF_BANDS
+from inspectc.render.roofline import limit_text, peaks_text
 from inspectc.store.bench import L2_FLUSHED, BenchResults, BenchRun, summarize
 from inspectc.store.open import open_report
 from inspectc.store.schema import compress

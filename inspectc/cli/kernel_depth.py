@@ -86,7 +86,8 @@ def cmd_ir(args: argparse.Namespace) -> int:
             out.append(
                 f"in-run: median {typical:.2f} µs a call over {t.calls} calls{per} (torch.profiler device time)"
             )
-        from inspectc.analysis.roofline import detail_text, peaks_text, read_bytes, roofline
+        from inspectc.analysis.roofline import read_bytes, roofline
+        from inspectc.render.roofline import detail_text, peaks_text
 
         reads = read_bytes(detail)  # the same figure as `kernels`, share and the TUI
         if reads is not None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from inspectc.analysis.roofline import OVER_LIMIT, Roofline, launch_reads, limit_text, method_lines, roofline
+from inspectc.analysis.roofline import Roofline, launch_reads, roofline
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
 from inspectc.cli.argv import compile_id_arg
 from inspectc.model import PROFILE_WINDOW, CompileId, Frame, Kernel, Run
+from inspectc.render.roofline import OVER_LIMIT, limit_text, method_lines
 from inspectc.render.sections.run import end_text
 from inspectc.render.timefmt import (
     NOISE_LEGEND,

@@ -17,7 +17,7 @@ from urllib.parse import quote as percent
 
 import graphviz
 
-from inspectc.analysis.roofline import limit_text, roofline
+from inspectc.analysis.roofline import roofline
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -27,6 +27,7 @@ from inspectc.model import (
     STATUS_OK,
     Kernel,
 )
+from inspectc.render.roofline import limit_text
 from inspectc.render.timefmt import NOISY, column_unit
 from inspectc.store.bench import BenchResults
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
-from inspectc.analysis.roofline import METHODS, limit_text, read_bytes, roofline
+from inspectc.analysis.roofline import METHODS, read_bytes, roofline
 from inspectc.analysis.text import location as short_location
 from inspectc.model import Kernel, Run
 from inspectc.model.irmap import STAGES, line_map
 from inspectc.model.kernel_detail import CpuBuild, KernelDetail
 from inspectc.render.compiled import cpp_lines, detail_lines
+from inspectc.render.roofline import limit_text
 from inspectc.render.sections import CODE, STRONG, Fold, Item, Section, Span, line, plural
 from inspectc.render.sections.anchors import frame_anchor
 from inspectc.render.timefmt import cv_text, noise_text
