@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspectc.analysis import breaks, resume
-from inspectc.analysis.trie import break_trie, render_trie
+from inspectc.analysis.trie import break_trie
 from inspectc.model import CompileBackend, CompileId, Frame, Guard, RunOptions, StackFrame
+from inspectc.render import words
 from inspectc.render.options import option_rows
+from inspectc.render.trie import render_trie
+from inspectc.render.words import stack_value
 from inspectc.store.open import open_report
 from inspectc.trace.payloads.breaks import parse_break
 
@@ -99,7 +102,7 @@ def test_stack_names_explained() -> None:
     )
     (value,) = breaks.stack_values("___stack0 == 0.86", resumed, [broke, resumed], "3.11.7")
     assert (
-        value.describe("mine.py:17")
+        stack_value(value, "mine.py:17")
         == "___stack0 is the value of `h.abs().max().item()` at mine.py:17 (`peak`)"
     )
     assert breaks.stack_values("x == 1", resumed, [broke, resumed]) == []
@@ -117,9 +120,9 @@ def test_stack_names_explained() -> None:
 
 def test_why_a_frame_has_no_graph() -> None:
     empty = Frame(compile_id=CompileId.parse("4/0"), status="empty_graph")
-    assert "found no tensor operations" in resume.no_graph_reason(empty, None)
+    assert "found no tensor operations" in words.no_graph_reason(empty, None)
     gb = _break("break_item")
-    text = resume.no_graph_reason(
+    text = words.no_graph_reason(
         Frame(compile_id=CompileId.parse("4/0"), status="graph_break", graph_breaks=(gb,)), "mine.py:17"
     )
     assert "before any tensor operation" in text and "mine.py:17" in text

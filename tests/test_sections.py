@@ -116,8 +116,8 @@ def _check(report: Path, cwd: Path | None = None) -> dict[str, str]:
         if section["key"] in ("versions", "frames", "stacks", "kernels", "artifacts"):
             continue  # tables and folded parts: each output shows its share of them
         for name, text in shown.items():
-            if name == "terminal" and section["key"] in ("stacks",):
-                continue
+            if name == "terminal" and not section["brief"]:
+                continue  # shown by the fuller outputs only
             assert section["title"] in text, (name, section["title"])
         for item in section["items"]:
             for p in item.get("paths", []):  # a path reads the same, relative to the run's folder

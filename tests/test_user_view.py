@@ -122,9 +122,9 @@ def test_a_break_in_a_loop_says_dynamo_skipped_the_frame_and_the_second_break() 
     """torch 2.13: a graph_break() under a for loop: "While handling this graph break, another
     graph break occurred: graph break in loop ... frame skipped". The second block was lost (a
     held-out script): the user saw only the first break, not that the whole forward ran eagerly."""
-    from inspectc.analysis.breaks import consequence
     from inspectc.model import Failure
     from inspectc.render.sections.breaks import failure_text
+    from inspectc.render.words import consequence
     from inspectc.trace.payloads.breaks import parse_break
 
     artifact = parse_break((_BREAKS / "2.13.0-cpu-loop-skip-artifact.txt").read_text(encoding="utf-8"))

@@ -68,14 +68,6 @@ def _title_and_explanation(gb: GraphBreak) -> tuple[str, str | None]:
     return title, explanation or None
 
 
-def consequence(gb: GraphBreak) -> str | None:
-    """What the break did beyond itself: Dynamo gave up on the whole frame (it ran eagerly),
-    and the break it hit while handling this one (2.9+: "graph break in loop")."""
-    skipped = "Dynamo skipped the whole frame: it ran eagerly" if gb.frame_skipped else None
-    then = f"while handling it, another break: {gb.then}" if gb.then else None
-    return "; ".join(s for s in (skipped, then) if s) or None
-
-
 def reason_if_new(gb: GraphBreak) -> str | None:
     """The one-line reason when it says more than the type and the explanation do."""
     title, explanation = _title_and_explanation(gb)
@@ -236,16 +228,6 @@ class StackValue:
     code: str | None  # the user's line of the break
     expression: str | None  # the break's expression, when ___stack0 is its value
     assigned_to: str | None  # the name the line assigns that value to
-
-    def describe(self, where: str) -> str:
-        """One line, *where* being this value's file:line as the reader shows paths."""
-        if self.expression:
-            text = f"{self.name} is the value of `{self.expression}` at {where}"
-            return text + (f" (`{self.assigned_to}`)" if self.assigned_to else "")
-        code = f" (`{self.code.strip()}`)" if self.code else ""
-        return (
-            f"{self.name} is a value Dynamo kept on the Python stack across the graph break at {where}{code}"
-        )
 
 
 _ASSIGN = re.compile(

@@ -31,7 +31,6 @@ __all__ = [
     "bytecode",
     "created_by",
     "in_library",
-    "no_graph_reason",
     "resume_target_line",
     "resumed_function",
     "short_function",
@@ -60,19 +59,6 @@ def shown_call_site(frame: Frame) -> StackFrame | None:
         return None
     generated = (frame.filename or "").startswith("<eval_with_key>")
     return site if generated or (frame.callable_name and in_library(frame.filename)) else None
-
-
-def suffix_note(frames: Sequence[Frame]) -> str | None:
-    """What ``Name (inner)`` means in a frame table, when a frame is shown so: the code Dynamo
-    compiled was a wrapper of the callable named (torch's ``inner``, transformers' ``wrapper``,
-    a module's ``forward`` under a hook); the suffix is that wrapper's own name."""
-    shown = sorted(
-        {short_function(f.function) for f in frames if shown_function(f).endswith(")") and f.function}
-    )
-    if not shown:
-        return None
-    said = ", ".join(f"({name})" for name in shown[:4]) + (", …" if len(shown) > 4 else "")
-    return f"{said}: Dynamo compiled a wrapper of the callable named; the suffix is the wrapper's name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,28 +92,6 @@ def branch_of(frame: Frame, bytecode: str | None, dynamo_graph: str | None) -> B
     if line is None:
         return None
     return Branch(line, traced_code(dynamo_graph, line, frame.function))
-
-
-def no_graph_reason(frame: Frame, where: str | None = None) -> str:
-    """Why a frame has no FX graph (only its guards), in one sentence."""
-    if frame.failure is not None:
-        return "Compilation failed before Dynamo produced a graph (see the Graph breaks tab)."
-    if frame.status == "compiling":
-        return "The run ended while this frame was still compiling."
-    if frame.status == "interrupted":
-        return "The run was interrupted (SIGINT/SIGTERM) while this frame was compiling."
-    if frame.graph_breaks:
-        at = f" at {where}" if where else ""
-        return (
-            f"The graph break{at} came before any tensor operation: Dynamo had nothing to compile"
-            " for this frame and ran it eagerly up to the break; only its guards were recorded."
-        )
-    if frame.status == "empty_graph" or frame.metrics.op_count == 0:
-        return (
-            "Dynamo traced this frame but found no tensor operations, so it compiled no graph;"
-            " only the guards that let it skip the frame next time were recorded."
-        )
-    return "No FX graph was recorded for this frame."
 
 
 BYTECODE_NOTE = (

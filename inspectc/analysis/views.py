@@ -109,11 +109,6 @@ class Totals:
         )
         return [(n, what) for n, what in said if n]
 
-    def beside_line(self) -> str | None:
-        """``not frames: 2 compiled-autograd graphs, 1 recompile limit hit``, or None."""
-        parts = [f"{n} {what}{'s' * (n != 1)}" for n, what in self.beside()]
-        return "not frames: " + ", ".join(parts) if parts else None
-
 
 def totals(frames: list[Frame]) -> Totals:
     kinds = collections.Counter(f.kind for f in frames)

@@ -15,7 +15,7 @@ from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.resume import short_function
 from inspectc.analysis.text import location as short_location
-from inspectc.analysis.trie import break_trie, render_trie
+from inspectc.analysis.trie import break_trie
 from inspectc.analysis.views import BreakGroup, break_groups
 from inspectc.model import KIND_RECOMPILE_LIMIT, Failure, Frame, GraphBreak, Recompile, Run, StackFrame
 from inspectc.render.sections import (
@@ -33,6 +33,8 @@ from inspectc.render.sections import (
     ranges,
 )
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
+from inspectc.render.trie import render_trie
+from inspectc.render.words import consequence, stack_value
 
 MAX_ITEMS = 1_000  # break groups and recompiles the section holds (the JSON export has them all)
 BRIEF_BREAKS = 20  # break groups the terminal summary shows
@@ -145,7 +147,7 @@ def _frame_links(cids: Sequence[object], texts: Sequence[str]) -> list[Span | st
 
 def _skipped(g: BreakGroup, ranked: bool) -> str | None:
     """What the break did beyond itself (Dynamo skipped the frame), in which of its frames."""
-    said = breaks.consequence(g.skip_example) if g.skip_example is not None else None
+    said = consequence(g.skip_example) if g.skip_example is not None else None
     if said is None or len(g.skipped) == g.count:
         return said
     ids = ", ".join(c.label if ranked else str(c) for c in g.skipped[:4])
@@ -242,7 +244,7 @@ def _recompile_item(f: Frame, r: Recompile, frames: Sequence[Frame], run: Run) -
         f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else None,
     )
     notes = [
-        line(value.describe(short_location(value.filename, value.line, base, WHERE_WIDTH)))
+        line(stack_value(value, short_location(value.filename, value.line, base, WHERE_WIDTH)))
         for value in breaks.stack_values(guard, f, frames, run.python_version)
     ]
     failed = r.failed_guards
@@ -273,7 +275,7 @@ def failure_text(failure: Failure) -> str:
         gid = f" [{failure.graph_break.gb_id}]" if failure.graph_break.gb_id else ""
         said = breaks.user_message(failure.graph_break)
         first = f'"{said}" ' if said else ""
-        after = breaks.consequence(failure.graph_break)
+        after = consequence(failure.graph_break)
         then = f" ⏎ {after}" if after else ""
         return f"{first}not compiled: graph break{gid}: {breaks.flat(failure.graph_break.reason)}{then}"
     return f"{failure.fail_type or '?'}: {breaks.flat(failure.reason)}"

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from inspectc.analysis import breaks
 from inspectc.analysis.remedies import Remedy, can_suggest
-from inspectc.analysis.resume import BYTECODE_NOTE, Bytecode, created_by, no_graph_reason, shown_function
+from inspectc.analysis.resume import BYTECODE_NOTE, Bytecode, created_by, shown_function
 from inspectc.analysis.text import location as short_location
 from inspectc.model import GRAPH_KINDS, PHASE_SECONDS, Frame, GraphBreak, Kernel, Run
 from inspectc.render.sections import (
@@ -30,6 +30,7 @@ from inspectc.render.sections import (
 from inspectc.render.sections.anchors import KernelAnchors, frame_anchor
 from inspectc.render.sections.breaks import failure_text, frame_name, place
 from inspectc.render.timefmt import column_unit, noise_text, typical
+from inspectc.render.words import consequence, no_graph_reason
 
 GraphText = Callable[[str], str | None]  # graph kind -> its text (read lazily)
 MAX_GUARDS = 2_000
@@ -176,7 +177,7 @@ def graph_breaks(
         url = breaks.doc_url(gb)
         if url:
             notes.append(line(Span(gb.gb_id or "documentation", STRONG), " ", Span(url, link=url)))
-        for said in (breaks.reason_if_new(gb), explanation, breaks.consequence(gb)):
+        for said in (breaks.reason_if_new(gb), explanation, consequence(gb)):
             if said:
                 notes.append(line(said))
         if count > 1:

@@ -52,6 +52,7 @@ def _section(s: Section) -> dict[str, Any]:
         "key": s.key,
         "title": s.title,
         "severity": s.severity or None,
+        "brief": s.brief,  # in the terminal summary too
         "counts": dict(s.counts),
         "items": [_item(i) for i in s.items],
         "table": _table(s.table) if s.table is not None else None,

@@ -104,7 +104,7 @@ def facts(report: Report) -> list[Line]:
     if command:
         versions += " · " + (command if len(command) <= COMMAND_WIDTH else command[:COMMAND_WIDTH] + "…")
     out = [line(f"{versions} · {end_text(run)}")]
-    beside_frames = totals(report.frames).beside_line()  # compiled-autograd graphs, export traces
+    beside_frames = not_frames(totals(report.frames))  # compiled-autograd graphs, export traces
     if beside_frames:
         out.insert(0, line(beside_frames))
     if run.exception:
@@ -119,6 +119,12 @@ def facts(report: Report) -> list[Line]:
     if beside:
         out.append(line(beside))
     return out
+
+
+def not_frames(t: Totals) -> str | None:
+    """``not frames: 2 compiled-autograd graphs, 1 recompile limit hit``, or None."""
+    parts = [f"{n} {what}{'s' * (n != 1)}" for n, what in t.beside()]
+    return "not frames: " + ", ".join(parts) if parts else None
 
 
 def _first_line(text: str, width: int = 100) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspectc.analysis.resume import shown_call_site, shown_function, suffix_note
+from inspectc.analysis.resume import shown_call_site, shown_function
 from inspectc.analysis.roofline import launch_reads, roofline
 from inspectc.analysis.text import counted, cut_middle
 from inspectc.analysis.text import location as short_location
@@ -14,6 +14,7 @@ from inspectc.render.roofline import bench_cells, method_lines
 from inspectc.render.sections import CODE, Column, Line, Section, Span, Table, line
 from inspectc.render.sections.anchors import KernelAnchors, frame_anchor
 from inspectc.render.timefmt import NOISE_LEGEND, column_unit, environment_line, noise_text, noisy_count
+from inspectc.render.words import suffix_note
 from inspectc.store.reader import Report
 
 TOP_KERNELS = 10

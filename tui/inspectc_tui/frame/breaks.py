@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 
 from inspectc.analysis.breaks import (
     Position,
-    consequence,
     distinct_breaks,
     doc_url,
     positions,
@@ -30,6 +29,7 @@ from inspectc.analysis.breaks import (
 from inspectc.analysis.remedies import by_break, can_suggest
 from inspectc.analysis.resume import BYTECODE_NOTE, bytecode, created_by
 from inspectc.model import GraphBreak
+from inspectc.render.words import consequence
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.source import Excerpt, excerpt
 from inspectc_tui.text import link, literal, location

@@ -17,8 +17,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.analysis.resume import no_graph_reason
 from inspectc.model import Kernel
+from inspectc.render.words import no_graph_reason
 from inspectc_tui.dialogs.node_kernels import NodeKernelsDialog
 from inspectc_tui.frame.base import FramePane
 from inspectc_tui.fusion import SOURCE_GRAPHS, node_at, node_kernels, node_line, node_source

@@ -19,6 +19,7 @@ from textual.widgets import Input, Static, Tree
 
 from inspectc.analysis.breaks import stack_values
 from inspectc.model import Guard
+from inspectc.render.words import stack_value
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.text import literal, location
 
@@ -105,7 +106,7 @@ class GuardsPane(FramePane):
     def stack_notes(self, text: str) -> list[str]:
         """What each ``___stackN`` in *text* holds, as lines (empty when none is named)."""
         values = stack_values(text, self.frame, self.data.frames, self.data.run.python_version)
-        return [v.describe(location(v.filename, v.line, self.data.run.cwd)) for v in values]
+        return [stack_value(v, location(v.filename, v.line, self.data.run.cwd)) for v in values]
 
     def _recompile_panel(self) -> None:
         info = Text()

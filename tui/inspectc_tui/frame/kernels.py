@@ -19,13 +19,13 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspectc.analysis.resume import no_graph_reason
 from inspectc.analysis.roofline import METHODS, Roofline, roofline
 from inspectc.model import Kernel, Origin
 from inspectc.model.kernel_detail import KernelDetail
 from inspectc.render.compiled import cpp_lines, detail_lines
 from inspectc.render.roofline import limit_text
 from inspectc.render.timefmt import NOISY, column_unit, cv_text, noise_text, typical
+from inspectc.render.words import no_graph_reason
 from inspectc.store.bench import BenchResults
 from inspectc_tui.frame.base import FramePane, Location
 from inspectc_tui.frame.stages import KernelStages

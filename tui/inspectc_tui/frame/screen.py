@@ -19,6 +19,7 @@ from inspectc.analysis.breaks import distinct_breaks, stack_values
 from inspectc.analysis.resume import resumed_function
 from inspectc.model import Frame
 from inspectc.render.sections.breaks import failure_text
+from inspectc.render.words import stack_value
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.dialogs.source import SourceDialog
 from inspectc_tui.frame.base import FramePane, Location
@@ -84,7 +85,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
         out.append_text(literal(rec.guard or rec.text, one_line=True))
         for value in stack_values(rec.guard or rec.text, frame, data.frames, data.run.python_version):
             out.append("  (")
-            out.append_text(literal(value.describe(location(value.filename, value.line, base)), "italic"))
+            out.append_text(literal(stack_value(value, location(value.filename, value.line, base)), "italic"))
             out.append(")")
     if frame.failure is not None:
         out.append("\n failed: ", style="bold red")

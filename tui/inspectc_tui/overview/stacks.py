@@ -15,7 +15,8 @@ from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from inspectc.analysis.text import counted
-from inspectc.analysis.trie import BreakLeaf, TrieNode, frame_text, leaf_text
+from inspectc.analysis.trie import BreakLeaf, TrieNode
+from inspectc.render.trie import frame_text, leaf_text
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.messages import OpenFrame
 from inspectc_tui.text import literal, location
