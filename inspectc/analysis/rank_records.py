@@ -34,7 +34,7 @@ from inspectc.analysis.ranks import (
     _freeze,
     _majority_split,
     _rank_text,
-    describe_key,
+    match_name,
     frames_on_every_rank,
 )
 from inspectc.model import Frame
@@ -83,7 +83,7 @@ def _cache_differences(
             odd, same = _split(values)
             out.append(
                 RankDifference(
-                    "cache", describe_key(key), odd, same, {_rank_text(r): values[r] for r in ranks}
+                    "cache", match_name(key), odd, same, {_rank_text(r): values[r] for r in ranks}
                 )
             )
     return out
@@ -96,7 +96,7 @@ def _graph_differences(
     ranks: list[Rank],
 ) -> list[RankDifference]:
     out: list[RankDifference] = []
-    what = describe_key(key)
+    what = match_name(key)
 
     def why_missing(r: Rank) -> str:
         hit = per_rank[r].cache.get("fx_graph") == "hit"

@@ -109,7 +109,7 @@ def rank_cwds(report: Report) -> dict[Rank, str | None]:
     return out
 
 
-def describe_key(key: RankMatch) -> str:
+def match_name(key: RankMatch) -> str:
     filename, line, function, index = key
     where = f"{_tail(filename)}:{line}" if line is not None else _tail(filename)
     nth = "" if index == "0" else f", recompile #{index}"
@@ -177,7 +177,7 @@ def _compile_count_differences(
             extra = per_rank.get(r, [])[fewest:]
             reasons = [normalise_reason(rc.guard or rc.text) for f in extra for rc in f.recompiles]
             values[_rank_text(r)] = {"compiles": counts[r], "reasons": reasons[:3]}
-        what = describe_key((filename, line, function, "0"))
+        what = match_name((filename, line, function, "0"))
         out.append(RankDifference("frame" if fewest == 0 else "recompile", what, more, rest, values))
     return out
 
@@ -233,7 +233,7 @@ def _frame_differences(
         odd, same = _majority_split(statuses, ranks)
         out.append(
             RankDifference(
-                "status", describe_key(key), odd, same, {_rank_text(r): statuses[r] for r in ranks}
+                "status", match_name(key), odd, same, {_rank_text(r): statuses[r] for r in ranks}
             )
         )
     reasons = {r: [normalise_reason(rc.guard or rc.text) for rc in per_rank[r].recompiles] for r in ranks}
@@ -242,7 +242,7 @@ def _frame_differences(
         out.append(
             RankDifference(
                 "recompile_reason",
-                describe_key(key),
+                match_name(key),
                 odd,
                 same,
                 {_rank_text(r): reasons[r][:3] for r in ranks},
@@ -267,7 +267,7 @@ def _kernel_differences(
             everywhere &= c
         only = {_rank_text(r): sorted((sets[r] - everywhere).elements())[:MAX_SHOWN] for r in ranks}
         odd, same = _majority_split({r: dict(sets[r]) for r in ranks}, ranks)
-        out.append(RankDifference("kernels", describe_key(key), odd, same, only))
+        out.append(RankDifference("kernels", match_name(key), odd, same, only))
     return out
 
 
@@ -282,7 +282,7 @@ def _split_differences(
             odd, same = _majority_split(values, ranks)
             out.append(
                 RankDifference(
-                    "ddp_split", describe_key(key), odd, same, {_rank_text(r): values[r] for r in ranks}
+                    "ddp_split", match_name(key), odd, same, {_rank_text(r): values[r] for r in ranks}
                 )
             )
     return out
