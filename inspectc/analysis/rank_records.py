@@ -34,8 +34,8 @@ from inspectc.analysis.ranks import (
     _freeze,
     _majority_split,
     _rank_text,
-    match_name,
     frames_on_every_rank,
+    match_name,
 )
 from inspectc.model import Frame
 from inspectc.model.runrecords import GraphCollectives, RunRecords
