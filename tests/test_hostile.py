@@ -748,7 +748,9 @@ def planted_report(target: Path, evil: str, source: Path = BIG_GOLDEN) -> Path:
 def test_mentions_c1_and_bidi_reach_no_markdown_html_or_json(tmp_path: Path) -> None:
     report = planted_report(tmp_path / "social.inspectc", SOCIAL)
     out = tmp_path / "shared"
-    proc = run_cli("share", str(report), "--html", "-o", str(out))
+    # the planted text (mentions, bidi, a random tail) is what detect-secrets calls high entropy:
+    # share refuses it unless told; this test is about what reaches the outputs once written
+    proc = run_cli("share", str(report), "--html", "-o", str(out), "--allow-flagged")
     assert proc.returncode == 0, proc.stderr
     markdown = (out / "social.share.md").read_text()
     page = (out / "social.share.html").read_text()

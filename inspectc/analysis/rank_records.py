@@ -82,9 +82,7 @@ def _cache_differences(
         if len(set(values.values())) > 1:
             odd, same = _split(values)
             out.append(
-                RankDifference(
-                    "cache", match_name(key), odd, same, {_rank_text(r): values[r] for r in ranks}
-                )
+                RankDifference("cache", match_name(key), odd, same, {_rank_text(r): values[r] for r in ranks})
             )
     return out
 

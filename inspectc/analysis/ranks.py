@@ -232,9 +232,7 @@ def _frame_differences(
     if len(set(statuses.values())) > 1:
         odd, same = _majority_split(statuses, ranks)
         out.append(
-            RankDifference(
-                "status", match_name(key), odd, same, {_rank_text(r): statuses[r] for r in ranks}
-            )
+            RankDifference("status", match_name(key), odd, same, {_rank_text(r): statuses[r] for r in ranks})
         )
     reasons = {r: [normalise_reason(rc.guard or rc.text) for rc in per_rank[r].recompiles] for r in ranks}
     if len({tuple(v) for v in reasons.values()}) > 1:

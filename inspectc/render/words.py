@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inspectc.analysis.breaks import StackValue
+from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import short_function, shown_function
-from inspectc.model import Frame, GraphBreak
+from inspectc.model import Frame, GraphBreak, KernelTime
+from inspectc.model.costs import WAITS_ON_HOST
+from inspectc.render.timefmt import column_unit
 
 
 def consequence(gb: GraphBreak) -> str | None:
@@ -60,3 +63,32 @@ def no_graph_reason(frame: Frame, where: str | None = None) -> str:
             " only the guards that let it skip the frame next time were recorded."
         )
     return "No FX graph was recorded for this frame."
+
+
+def time_text(us: float) -> str:
+    unit = column_unit([us])
+    return f"{unit.fmt(us)} {unit.name}"
+
+
+def spread(t: KernelTime) -> str:
+    """``n=10, CV 3%`` (noisy figures said to be)."""
+    cv = f", CV {t.cv:.0%}" if t.cv is not None else ""
+    noisy = f", noisy: {t.noise}" if t.noise else ""
+    return f"n={t.calls}{cv}{noisy}"
+
+
+def cost_line(c: BreakCost) -> str:
+    """``costs 18.2 ms per call (n=10, CV 3%; 31% of the call)`` or why not measured."""
+    if not c.measured or c.cost_us is None or c.gap is None:
+        return "cost not measured (outside the timing window, or captured with --no-timings)"
+    basis = c.device if c.device is not None else c.gap
+    share = f"; {c.share:.0%} of the call" if c.share is not None else ""
+    text = f"costs {time_text(c.cost_us)} per call ({spread(basis)}{share})"
+    if c.device is not None:
+        waits = (
+            "the call waits on it" if c.waits_on == WAITS_ON_HOST else "hidden: the device had queued work"
+        )
+        text += f"; device idle {time_text(c.device.typical_us)} of a {time_text(c.gap.typical_us)} host gap ({waits})"
+    if c.cheap:
+        text += ": cheap"
+    return text

@@ -161,7 +161,10 @@ def _copy(src: _Reader, out: sqlite3.Connection, rewrite: Rewrite) -> None:
             (rank, rewrite.label(str(cid)), ordinal, rewrite.frame(_int(rank), str(cid), str(data))),
         )
     if src.has_table("bench"):
-        out.executescript("SAVEPOINT bench;" + BENCH_SQL + "RELEASE bench;")
+        # one statement at a time: executescript would COMMIT the copy's open transaction first
+        for statement in (part.strip() for part in BENCH_SQL.split(";")):
+            if statement:
+                out.execute(statement)
         for rank, cid, kind, kernel, method, data in src.rows(
             "SELECT rank, compile_id, graph_kind, kernel, method, data FROM bench"
         ):

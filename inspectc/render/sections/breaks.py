@@ -34,7 +34,7 @@ from inspectc.render.sections import (
 )
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 from inspectc.render.trie import render_trie
-from inspectc.render.words import consequence, stack_value
+from inspectc.render.words import consequence, cost_line, stack_value
 
 MAX_ITEMS = 1_000  # break groups and recompiles the section holds (the JSON export has them all)
 BRIEF_BREAKS = 20  # break groups the terminal summary shows
@@ -110,8 +110,6 @@ def _break_item(g: BreakGroup, base: str | None, *, ranked: bool, cost: BreakCos
     if url:
         notes.append(line(Span(url, link=url)))
     if cost is not None and cost.measured:
-        from inspectc.render.sections.costs import cost_line
-
         notes.append(line(cost_line(cost)))
     if cost is not None and cost.intended:
         notes.append(line(f"intended: {cost.intended}"))

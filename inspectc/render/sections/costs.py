@@ -10,42 +10,12 @@ from inspectc.analysis.costs import BreakCost, RecompileCost
 from inspectc.analysis.remedies import Remedy
 from inspectc.analysis.text import location as short_location
 from inspectc.model import KernelTime, Run
-from inspectc.model.costs import WAITS_ON_HOST
 from inspectc.render.sections import CODE, STRONG, WARNING, Item, Line, Section, Span, line, plural
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 from inspectc.render.sections.breaks import frame_name
-from inspectc.render.timefmt import column_unit
+from inspectc.render.words import cost_line, time_text
 
 SHOWN = 12
-
-
-def time_text(us: float) -> str:
-    unit = column_unit([us])
-    return f"{unit.fmt(us)} {unit.name}"
-
-
-def spread(t: KernelTime) -> str:
-    """``n=10, CV 3%`` (noisy figures said to be)."""
-    cv = f", CV {t.cv:.0%}" if t.cv is not None else ""
-    noisy = f", noisy: {t.noise}" if t.noise else ""
-    return f"n={t.calls}{cv}{noisy}"
-
-
-def cost_line(c: BreakCost) -> str:
-    """``costs 18.2 ms per call (n=10, CV 3%; 31% of the call)`` or why not measured."""
-    if not c.measured or c.cost_us is None or c.gap is None:
-        return "cost not measured (outside the timing window, or captured with --no-timings)"
-    basis = c.device if c.device is not None else c.gap
-    share = f"; {c.share:.0%} of the call" if c.share is not None else ""
-    text = f"costs {time_text(c.cost_us)} per call ({spread(basis)}{share})"
-    if c.device is not None:
-        waits = (
-            "the call waits on it" if c.waits_on == WAITS_ON_HOST else "hidden: the device had queued work"
-        )
-        text += f"; device idle {time_text(c.device.typical_us)} of a {time_text(c.gap.typical_us)} host gap ({waits})"
-    if c.cheap:
-        text += ": cheap"
-    return text
 
 
 def _fix(remedies: Sequence[Remedy]) -> Line:

@@ -14,8 +14,8 @@ from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import Branch
 from inspectc.analysis.views import BreakGroup
 from inspectc.model import Frame
-from inspectc.render.sections.costs import time_text
 from inspectc.render.timefmt import NOISY, column_unit, typical
+from inspectc.render.words import time_text
 from inspectc_tui.data import ReportData, frame_key
 from inspectc_tui.text import frame_where, function_name, literal, location, seconds, status_text
 from inspectc_tui.widgets.table import Column, VirtualTable
