@@ -275,3 +275,13 @@ def test_a_link_into_a_huge_list_and_a_split_folder_both_land(
         _wait(
             browser, "return /frame-[^/]*\\.html$/.test(location.pathname)", "not sent on to the frame's page"
         )
+
+
+def test_a_frames_guards_filter_as_typed(browser: object, pages: dict[str, Path]) -> None:
+    _open(browser, pages["graph_breaks"], "#frame-2-0")
+    box = _wait(browser, "return document.querySelector('#frame-2-0 input.filter')", "no guard filter")
+    rows = "return Array.from(document.querySelectorAll('#frame-2-0 input.filter ~ table tbody tr'))"
+    total = len(browser.execute_script(rows))  # type: ignore[attr-defined]
+    box.send_keys("TENSOR_MATCH")  # type: ignore[attr-defined]
+    shown = browser.execute_script(rows + ".filter(function (r) { return !r.hidden; }).length")  # type: ignore[attr-defined]
+    assert total > 2 and 0 < shown < total

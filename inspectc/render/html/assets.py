@@ -53,7 +53,7 @@ li.item:target, details.article:target > summary { background: var(--mark); }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: 13px; }
 th, td { border: 1px solid var(--line); padding: .2rem .5rem; text-align: left; vertical-align: top; }
-th { background: var(--panel); } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: var(--panel); white-space: nowrap; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.fields th { width: 12rem; font-weight: 600; } table.fields td { overflow-wrap: anywhere; }
 tr[data-target] { cursor: pointer; } tr[data-target]:hover td { background: var(--panel); }
 details { margin: .3rem 0; } summary { cursor: pointer; color: var(--muted); }

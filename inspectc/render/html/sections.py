@@ -174,7 +174,10 @@ def section_html(s: Section, *, level: int = 2) -> str:
     if s.items:
         out.append('<ul class="items">\n' + "".join(item_html(i) for i in s.items) + "</ul>\n")
     if s.table is not None:
-        out.append(f'<div class="scroll">{table_html(s.table)}</div>')
+        box = (
+            '<input class="filter" type="search" placeholder="filter these rows" />' if s.table.filter else ""
+        )
+        out.append(f'<div class="scroll">{box}{table_html(s.table)}</div>')
     out += [f'<p class="note">{line_html(n)}</p>\n' for n in s.notes]
     out.append("</section>\n")
     return "".join(out)

@@ -80,6 +80,7 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Line, ...], ...]
     anchors: tuple[str | None, ...] = ()  # one per row (or none)
+    filter: bool = False  # HTML: a box that shows only the rows holding what is typed
 
 
 @dataclass(frozen=True, slots=True)

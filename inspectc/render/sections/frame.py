@@ -263,7 +263,7 @@ def guards(frame: Frame, run: Run) -> Section | None:
     return Section(
         key="frame-guards",
         title=f"Guards ({len(frame.guards)})",
-        table=Table(columns, tuple(rows)),
+        table=Table(columns, tuple(rows), filter=True),
         notes=(line(f"… {more} more (inspectc export --json)"),) if more > 0 else (),
         counts={"guards": len(frame.guards)},
     )
