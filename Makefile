@@ -40,12 +40,15 @@ ifeq ($(SAMPLE),samples/graph_breaks.py)
 ARGS ?= --size 64
 endif
 DEMO_REPORT = $(OUT)/$(basename $(notdir $(SAMPLE))).inspectc
+DEMO_PAGE = $(OUT)/$(basename $(notdir $(SAMPLE))).html
 
 demo: setup sysdeps
 	mkdir -p $(OUT)
 	$(VENV)/bin/inspectc run -o $(DEMO_REPORT) $(SAMPLE) $(ARGS)
+	@$(VENV)/bin/inspectc html -q $(DEMO_REPORT) -o $(DEMO_PAGE)
 	@echo
 	@echo "Browse it:  $(VENV)/bin/inspectc tui $(DEMO_REPORT)"
+	@echo "In a browser (one offline page): $(DEMO_PAGE)"
 	@echo "JSON:       $(VENV)/bin/inspectc export $(DEMO_REPORT) --json"
 
 lint: setup

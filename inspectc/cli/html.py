@@ -46,9 +46,11 @@ def cmd_html(args: argparse.Namespace) -> int:
         page = summary_page(report, report_path=args.report)
         text = render_document(report, page, options)
     write_output(output, text.encode("utf-8"), what="HTML page")
-    print(
-        f"inspectc: wrote {shown(output)} ({len(text) / 1e6:.1f} MB): open it in a browser", file=sys.stderr
-    )
+    if not args.quiet:
+        print(
+            f"inspectc: wrote {shown(output)} ({len(text) / 1e6:.1f} MB): open it in a browser",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -100,4 +102,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--split", metavar="DIR", help="write a folder of pages: index.html, one page per frame and kernel"
     )
+    p.add_argument("-q", "--quiet", action="store_true", help="say nothing when it worked")
     p.set_defaults(func=cmd_html)
