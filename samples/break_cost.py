@@ -17,9 +17,12 @@ took: list[float] = []
 
 
 @torch._dynamo.disable
-def expensive(x: torch.Tensor, ms: float) -> torch.Tensor:
-    """Eager work Dynamo may not trace: a busy loop of *ms* milliseconds (and a small op)."""
+def expensive(x: torch.Tensor, ms: float, hide: bool = False) -> torch.Tensor:
+    """Eager work Dynamo may not trace: a busy loop of *ms* milliseconds (and a small op).
+    With *hide* (CUDA), the GPU is first given longer work than that: the host's gap is hidden."""
     start = time.perf_counter()
+    if hide:
+        torch.cuda._sleep(int(ms * 4e6))  # ~2 GHz: about twice the host loop on the GPU
     while time.perf_counter() - start < ms / 1000.0:
         pass
     out = x * 2.0
@@ -27,9 +30,9 @@ def expensive(x: torch.Tensor, ms: float) -> torch.Tensor:
     return out
 
 
-def step(x: torch.Tensor, ms: float) -> torch.Tensor:
+def step(x: torch.Tensor, ms: float, hide: bool = False) -> torch.Tensor:
     y = torch.relu(x @ x.T).sum(dim=1)
-    y = expensive(y, ms)  # graph break: a disabled function
+    y = expensive(y, ms, hide)  # graph break: a disabled function
     print("step")  # graph break: print (cheap)
     return torch.tanh(y).mean()
 
@@ -39,11 +42,12 @@ def main() -> None:
     parser.add_argument("--ms", type=float, default=20.0)
     parser.add_argument("--steps", type=int, default=14)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--hide", action="store_true", help="CUDA: keep the GPU busy over the host's gap")
     args = parser.parse_args()
     compiled = torch.compile(step)
     x = torch.randn(64, 64, device=args.device)
     for _ in range(args.steps):
-        compiled(x, args.ms)
+        compiled(x, args.ms, args.hide)
     if args.device.startswith("cuda"):
         torch.cuda.synchronize()
     kept = took[2:]  # after the compiling calls
