@@ -1,4 +1,5 @@
-# inspectc: `make demo` runs a sample under capture; `make test` runs every check.
+# inspectc: `make demo` runs a sample under capture; `make test` runs every check; `make docs`
+# builds the documentation site (docs/, mkdocs.yml) into site/.
 # Both set up what they need first: a venv in .venv (torch 2.13 CPU from pip, then the
 # project and its dev tools) and Debian's graphviz for `dot` (and nodejs for the Perfetto test).
 
@@ -9,7 +10,7 @@ TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: setup sysdeps demo test lint typecheck pytest pytest-quick test-torch bench clean
+.PHONY: setup sysdeps demo test lint typecheck pytest pytest-quick test-torch bench docs clean
 
 setup: $(STAMP)
 
@@ -100,5 +101,11 @@ bench: setup sysdeps
 	$(PY) benchmarks/bench_graph.py
 	$(PY) benchmarks/bench_tui.py
 
+# The reference in docs/ as a site (mkdocs-material, no web fonts): --strict fails on any
+# warning, a broken link or #anchor among them. NO_MKDOCS_2_WARNING quiets Material's banner
+# about its successor, which is no warning of the build.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d site
+
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(OUT) site .pytest_cache .ruff_cache .mypy_cache

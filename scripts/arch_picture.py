@@ -2,7 +2,7 @@
 
 The edges are read off the code (grimp, import-linter's engine: every import, also those
 inside functions), folded to the packages of the layers contract in pyproject.toml (read from it), so the
-picture in README's "How it works" cannot drift from the code. An arrow A -> B: A imports
+picture in docs/architecture.md cannot drift from the code. An arrow A -> B: A imports
 B. Run it after a change of layout (needs grimp and Graphviz's ``dot`` for the SVG):
 
     python scripts/arch_picture.py
@@ -23,15 +23,16 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs"
 # What each package is for, in its box; a package of the contract not named here shows its name.
 LABELS = {
-    "inspectc.api": "api.py\nnotebook API",
-    "inspectc.cli": "cli/\ncommands",
+    "inspectc.api": "api.py\nnotebook API: capture(), open()",
+    "inspectc.cli": "cli/\none module per command group",
     "inspectc_tui": "tui/\nTextual browser",
-    "inspectc.capture": "capture/\nthe only torch user",
-    "inspectc.render": "render/\ntext, JSON, HTML, dot, Perfetto, share",
-    "inspectc.analysis": "analysis/\nbreaks, diff, ranks, check, roofline",
-    "inspectc.trace": "trace/\ntorch's record shapes -> model",
-    "inspectc.store": "store/\nSQLite file, migrations, open()",
-    "inspectc.model": "model/\ntyped report, no I/O",
+    "inspectc.share": "share/\nredaction, secret check, bundles",
+    "inspectc.capture": "capture/\nthe only torch user; import of logs",
+    "inspectc.render": "render/\nsections -> terminal, Markdown, HTML,\nJSON, dot, Perfetto, repro",
+    "inspectc.analysis": "analysis/\nbreaks, costs, remedies, diff,\nranks, check, roofline",
+    "inspectc.trace": "trace/\ntorch's records -> model\n(raw keys only here)",
+    "inspectc.store": "store/\nthe SQLite file: one writer,\none opener, migrations",
+    "inspectc.model": "model/\ntyped report, no I/O;\ndecode/: torch's shapes as kept",
 }
 # Every package may use these two leaves; their arrows would hide the flow, so they are not drawn.
 LEAVES = {"inspectc.errors", "inspectc.version"}

@@ -34,7 +34,7 @@ def fault_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def lowering_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # CompilerBisector's walk through Inductor's subsystems takes ~15 compiles (over a minute
-    # here): checked by hand (README); the test stops at the stage, node, kernel and line
+    # here): checked by hand (docs/accuracy.md); the test stops at the stage, node, kernel and line
     tmp = tmp_path_factory.mktemp("acc-lowering")
     out = tmp / "lowering.inspectc"
     proc = run_cli(

@@ -84,16 +84,6 @@ def test_not_a_report(tmp_path: Path) -> None:
     assert code == 2 and "not an inspectc report" in err and len(err.strip().splitlines()) == 1
 
 
-def test_readme_ci_example_runs(golden: Path) -> None:
-    readme = (ROOT / "README.md").read_text()
-    match = re.search(r"^\s*run: inspectc (check .*)$", readme, re.MULTILINE)
-    assert match, "README shows a GitHub Actions step running inspectc check"
-    args = match.group(1).split()[1:]
-    args[0] = str(golden / "graph_breaks.inspectc")
-    code, out, _ = check(*args)
-    assert code in (0, 1) and out.startswith("inspectc check:")
-
-
 def test_summary_sections_of_a_multi_rank_report_say_the_rank(tmp_path: Path) -> None:
     """ranks4: rank 2 alone breaks and recompiles; its sections name it (issue 27)."""
     report = tmp_path / "r4.inspectc"

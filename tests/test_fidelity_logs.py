@@ -211,7 +211,7 @@ def test_fx_graph_cache_keys_are_surfaced(tmp_path: Path, traces_dir: Path) -> N
     assert [f["metrics"]["extra"]["fx_graph_cache_key"] for f in data["frames"]] == keys
 
 
-# -- 10. never null where the README says str / int ---------------------------------------
+# -- 10. never null where the JSON export (docs/json.md) says str / int ---------------------
 def test_a_break_read_from_restart_reasons_has_a_place(tmp_path: Path) -> None:
     """Older torch logged no dynamo_graph_break_reason: the restart log without them."""
     lines = (LOGS / "restart" / "trace.log").read_text().splitlines(keepends=True)

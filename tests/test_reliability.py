@@ -1,6 +1,6 @@
 """`inspectc run` when the user's program ends badly, forks, uses threads, or the report cannot be written.
 
-Each test is a row of the README's "Reliability" table. Everything is real: the installed CLI
+Each test is a row of a table in docs/reliability.md. Everything is real: the installed CLI
 runs tiny scripts with torch.compile on CPU as a subprocess; signals are real signals, a full
 disk is a real small tmpfs (or a real RLIMIT_FSIZE). One Inductor cache serves the whole
 session, so only the first compile of each function is cold; independent runs go two at a

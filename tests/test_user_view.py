@@ -306,36 +306,6 @@ def test_outer_and_inner_forward_resume_in_their_own_functions() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Item 10: the README's Python examples import what exists (tests/test_readme.py runs them)
-
-_README = Path(__file__).resolve().parent.parent / "README.md"
-
-
-def _python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", _README.read_text(encoding="utf-8"), re.DOTALL)
-
-
-def test_readme_python_imports_exist() -> None:
-    import importlib
-
-    imports = [
-        line
-        for block in _python_blocks()
-        for line in block.splitlines()
-        if line.startswith(("from inspectc", "import inspectc"))
-    ]
-    assert imports
-    for line in imports:
-        module, _, names = line.removeprefix("from ").partition(" import ")
-        found = importlib.import_module(module.removeprefix("import ").strip())
-        for name in filter(None, (n.strip() for n in names.split("#")[0].split(","))):
-            assert hasattr(found, name), line
-    inline = re.findall(r"`(inspectc(?:\.\w+)+)\.\w+\(", _README.read_text(encoding="utf-8"))
-    for dotted in inline:  # `inspectc.model.fxgraph.parse(...)` in the prose
-        importlib.import_module(dotted)
-
-
-# ---------------------------------------------------------------------------
 # Item 1: frames named as the user knows them (stack and guard as a tiny GPT-2 records them)
 
 

@@ -1,6 +1,6 @@
-"""Hostile inputs found by a held-out sweep: redaction that was quadratic in a field's length,
-bundles whose member data is corrupt, numbers no ``int()`` reads ("²", 5,000 digits), a
-WAL-mode report, a rank no report can hold, NaN in a run entry.
+"""Hostile values: redaction that was quadratic in a field's length, bundles whose member data
+is corrupt, numbers no ``int()`` reads ("²", 5,000 digits), a WAL-mode report, a rank no
+report can hold, NaN in a run entry (each found by a held-out sweep, failing on the code before).
 
 Each input is built from a committed report or log; every command runs as the installed CLI.
 No torch.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from test_hostile_inputs2 import BIG_GOLDEN, GOLDEN, log_of, one_clear_line
+from test_hostile_ir_and_logs import BIG_GOLDEN, GOLDEN, log_of, one_clear_line
 
 from inspectc.share.redact import Redactor
 

@@ -1,5 +1,5 @@
-"""More hostile inputs: what `ir` and `repro` print and write, rank folders with links, odd
-TORCH_TRACE values, payload and central-directory bombs.
+"""Hostile inputs to the kernel views and the log reader: what `ir` and `repro` print and write,
+rank folders with links, odd TORCH_TRACE values, payload and central-directory bombs.
 
 Each input is built from a committed report or a small committed log; every command runs as
 the installed CLI. No torch compile (the repro script's ``--help`` imports torch, nothing more).

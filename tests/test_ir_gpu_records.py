@@ -1,11 +1,11 @@
-"""Kernel depth, round 2 (issue 45), on what an H200 recorded: no GPU, no torch.
+"""`inspectc ir` on what an H200 recorded: the line chain and the kernel resources. No GPU, no torch.
 
 - the line chain on a recorded GPU report (tests/data/gpu/linemap-h200.inspectc, captured from
   tests/data/gpu/linemap_model.py): an instruction found in the PTX/SASS by its text maps, through
   ``inspectc ir --stage S --stage-line N``, to the Triton line, the FX node and the user's line,
   checked against the model file itself;
 - ``ir``'s registers, spills, shared memory and occupancy against cuobjdump and Nsight Compute
-  for the 78 Triton kernels of a resnet18 training step (benchmarks/gpu_r2_h200/, round 2).
+  for the 78 Triton kernels of a resnet18 training step (benchmarks/gpu_r2_h200/).
 """
 
 from __future__ import annotations
