@@ -1,5 +1,5 @@
 """How big the HTML page of a big report is, how long ``inspectc html`` takes, and how fast the
-page opens in Debian's Chromium (Selenium, headless): the numbers in the README's limits table.
+page opens in Debian's Chromium (Selenium, headless): the numbers in docs/limits.md and docs/html.md.
 
     python benchmarks/bench_html.py REPORT [REPORT ...]      # e.g. out/large.inspectc (make_large_report.py)
 

@@ -1,4 +1,4 @@
-"""The JSON export: the contract scripts rely on (documented in the README). No torch."""
+"""The JSON export: the contract scripts rely on (documented in docs/json.md). No torch."""
 
 from __future__ import annotations
 

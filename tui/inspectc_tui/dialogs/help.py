@@ -17,6 +17,7 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("/", "search frames, graph-break reasons and kernel names"),
             ("?", "this help"),
             ("i", "the run: command, versions, capture's options, problems"),
+            ("m", "the summary: what to fix first (measured costs), breaks, recompiles, suggestions"),
             ("t", "every graph break under its user stack (a stack trie)"),
             ("a", "accuracy per graph (inspectc accuracy): Enter opens the kernel, s the user line"),
             ("r", "what differs between ranks: frames, caches, collectives, execution order"),
