@@ -201,6 +201,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     with open_report(args.report) as report:
         costs = break_costs(report.frames, report.region_gaps()) if args.max_break_cost_ms is not None else ()
         result = check_frames(report.frames, report.run, limits, costs)
+        run_cwd = report.run.cwd
         if kinds is not None:
             check_rank_differences(result, report_differences(report), kinds)
         if args.max_rel_error is not None:
@@ -215,7 +216,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "count": v.count,
                     "limit": v.limit,
                     "rank": v.rank,
-                    "details": details(v),
+                    "details": details(v, run_cwd),
                 }
                 for v in result.violations
             ],
@@ -226,5 +227,5 @@ def cmd_check(args: argparse.Namespace) -> int:
             data["total"] = result.total
         print(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
-        print(render_check(result, limits, printable(args.report)))  # a name may not be UTF-8
+        print(render_check(result, limits, printable(args.report), run_cwd))  # a name may not be UTF-8
     return 0 if result.ok else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from inspectc.analysis.breaks import flat
 from inspectc.analysis.check import CheckResult, Limits, RunProblem, Violation
-from inspectc.analysis.text import counted, one_line, printable
+from inspectc.analysis.text import counted, location, one_line, printable
 
 MAX_DETAILS = 10
 
@@ -33,17 +33,24 @@ def _problem(p: RunProblem) -> str:
     return f"the run exited {p.exit_code}"
 
 
-def details(v: Violation) -> list[str]:
-    """What exceeds the limit, one line each (at most :data:`MAX_DETAILS`)."""
+def details(v: Violation, base: str | None = None) -> list[str]:
+    """What exceeds the limit, one line each (at most :data:`MAX_DETAILS`); paths relative to
+    *base*, the run's folder, as every other output shows them."""
     if v.groups:
-        return [f"{g.count}× {g.location}: {one_line(g.reason, 90)}" for g in v.groups[:MAX_DETAILS]]
+        return [
+            f"{g.count}× {location(g.filename, g.line, base)}: {one_line(g.reason, 90)}"
+            for g in v.groups[:MAX_DETAILS]
+        ]
     if v.what == "recompiles":
         return [
-            f"{f.compile_id} {f.function or '?'}() {f.location}: {one_line(f.recompiles[0].guard or f.recompiles[0].text, 80)}"
+            f"{f.compile_id} {f.function or '?'}() {location(f.filename, f.line, base)}: {one_line(f.recompiles[0].guard or f.recompiles[0].text, 80)}"
             for f in v.frames[:MAX_DETAILS]
         ]
     if v.frames:
-        return [f"{f.compile_id} {f.function or '?'}() {f.location}" for f in v.frames[:MAX_DETAILS]]
+        return [
+            f"{f.compile_id} {f.function or '?'}() {location(f.filename, f.line, base)}"
+            for f in v.frames[:MAX_DETAILS]
+        ]
     if v.problems:
         return [_problem(p) for p in v.problems]
     if v.differences:
@@ -53,7 +60,7 @@ def details(v: Violation) -> list[str]:
         ]
     if v.costs:
         return [
-            f"{(c.cost_us or 0.0) / 1000.0:.2f} ms per call > {v.max_cost_ms or 0.0:g} ms: {c.group.location}: {one_line(c.group.reason, 80)}"
+            f"{(c.cost_us or 0.0) / 1000.0:.2f} ms per call > {v.max_cost_ms or 0.0:g} ms: {location(c.group.filename, c.group.line, base)}: {one_line(c.group.reason, 80)}"
             for c in v.costs[:MAX_DETAILS]
         ]
     if v.unread == "not checked":
@@ -67,7 +74,7 @@ def details(v: Violation) -> list[str]:
     ]
 
 
-def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
+def render_check(result: CheckResult, limits: Limits, report_label: str, base: str | None = None) -> str:
     c = result.counts
     if result.ok:
         parts = [
@@ -89,7 +96,7 @@ def render_check(result: CheckResult, limits: Limits, report_label: str) -> str:
     lines = [f"inspectc check: FAILED: {report_label}: {len(result.violations)} limit(s) exceeded"]
     for v in result.violations:
         lines.append(f"  {headline(v)}")
-        lines += [f"    {printable(d)}" for d in details(v)]
+        lines += [f"    {printable(d)}" for d in details(v, base)]
     return "\n".join(lines)
 
 
