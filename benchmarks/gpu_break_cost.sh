@@ -13,7 +13,8 @@ costs() {  # line, cost, waits on, host gap, device idle, cheap: from the export
 d = json.load(sys.stdin)
 for b in d["costs"]["breaks"]:
     host = (b["host_gap"] or {}).get("median_us"); dev = (b["device_idle"] or {}).get("median_us")
-    print(f"  line {b[\"line\"]}: cost {b[\"cost_us\"]} us, waits on {b[\"waits_on\"]}, host gap {host}, device idle {dev}, cheap {b[\"cheap\"]}, share {b[\"share_of_call\"]}")'
+    g = b.get
+    print("  line", g("line"), "cost", g("cost_us"), "us, waits on", g("waits_on"), "host gap", host, "device idle", dev, "cheap", g("cheap"), "share", g("share_of_call"))'
 }
 for mode in "" "--hide"; do
   name=bc${mode:+_hide}
