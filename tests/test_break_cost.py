@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 import rawcount
@@ -99,3 +100,44 @@ def test_a_transformers_model_with_a_real_break(captures: Captures) -> None:
     first = data["costs"]["breaks"][0]
     assert first["measured"] and "hf_break_cost.py" in first["filename"]
     assert first["cost_us"] == pytest.approx(float(found.group(1)) * 1000, rel=0.25), first
+
+
+GPU = Path(__file__).parent / "data" / "gpu"
+
+
+@pytest.mark.parametrize(
+    ("name", "waits_on"),
+    [("h100-break-cost.inspectc", "host"), ("h100-break-cost-hidden.inspectc", "device")],
+)
+def test_on_cuda_a_host_gap_costs_only_what_the_device_waits_for(name: str, waits_on: str) -> None:
+    """Captured on an H100 (tests/data/gpu/README.md): the same 20 ms host gap (the script's own
+    median, 20.06 ms) costs the call its length when the compiled kernels wait for it, and
+    nothing when the GPU had queued work over it; the line says which."""
+    data = json.loads(run_cli("export", str(GPU / name), check=True).stdout)
+    dear = next(c for c in data["costs"]["breaks"] if c["line"] == 32)
+    assert dear["host_gap"]["median_us"] == pytest.approx(20_060, rel=0.05), dear
+    assert dear["waits_on"] == waits_on
+    summary = run_cli("summary", str(GPU / name), check=True).stdout
+    if waits_on == "host":
+        assert dear["cost_us"] == pytest.approx(20_060, rel=0.05) and not dear["cheap"]
+        assert "(the call waits on it)" in summary
+    else:
+        assert dear["cost_us"] < 200 and dear["cheap"]  # under 1% of the gap
+        assert "hidden: the device had queued work" in summary
+        assert data["costs"]["breaks"][0]["line"] == 33  # the print now costs more than it
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_live_on_cuda(captures: Captures, hide: bool) -> None:
+    """The same on a GPU, captured now (skips without CUDA; benchmarks/gpu_break_cost.sh)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (benchmarks/gpu_break_cost.sh runs it on the GPU machine)")
+    run = captures.get("break_cost.py", "--device", "cuda", "--steps", "16", *(["--hide"] if hide else []))
+    assert run.proc.returncode == 0, run.proc.stderr[-2000:]
+    data = json.loads(run_cli("export", str(run.report), check=True).stdout)
+    dear = next(c for c in data["costs"]["breaks"] if c["line"] == 32)
+    own = _own_ms(run) * 1000
+    assert dear["host_gap"]["median_us"] == pytest.approx(own, rel=0.25)
+    assert dear["waits_on"] == ("device" if hide else "host")
+    assert (dear["cost_us"] < own / 10) if hide else (dear["cost_us"] == pytest.approx(own, rel=0.25))

@@ -88,7 +88,10 @@ def cost_line(c: BreakCost) -> str:
         waits = (
             "the call waits on it" if c.waits_on == WAITS_ON_HOST else "hidden: the device had queued work"
         )
-        text += f"; device idle {time_text(c.device.typical_us)} of a {time_text(c.gap.typical_us)} host gap ({waits})"
+        text += (
+            f"; {time_text(c.device.typical_us)} between the graphs' kernels on the device,"
+            f" over a {time_text(c.gap.typical_us)} host gap ({waits})"
+        )
     if c.cheap:
         text += ": cheap"
     return text
