@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from inspectc.analysis.ddp import DDP_WRAPPER_FILE
 from inspectc.analysis.views import BreakGroup, break_groups
-from inspectc.model import Frame, GraphBreak, KernelTime, Recompile
-from inspectc.model.costs import WAITS_ON_DEVICE, WAITS_ON_HOST, RegionGaps
+from inspectc.model import KIND_RECOMPILE_LIMIT, Frame, GraphBreak, KernelTime, Recompile
+from inspectc.model.costs import WAITS_ON_DEVICE, WAITS_ON_HOST, EagerFrame, RegionGaps
 from inspectc.model.decode.resume import resumed_function
 from inspectc.model.stats import summary
 
@@ -84,11 +84,25 @@ class BreakCost:
 
 @dataclass(frozen=True, slots=True)
 class RecompileCost:
-    """A recompile and the compile it caused."""
+    """A recompile and the compile it caused; at the recompile limit, the calls that then ran
+    eagerly instead (*eager*: counted by capture, None: not recorded)."""
 
-    frame: Frame  # the frame compiled again
+    frame: Frame  # the frame compiled again (or refused at the limit)
     recompile: Recompile
     compile_s: float | None  # its compile time (torch's entire_frame_s)
+    eager: EagerFrame | None = None
+
+    @property
+    def limit_hit(self) -> bool:
+        return self.frame.kind == KIND_RECOMPILE_LIMIT
+
+    @property
+    def eager_s(self) -> float:
+        """Seconds the eager calls took in all (0: none, or not timed)."""
+        t = self.eager.time if self.eager is not None else None
+        return (
+            (t.mean_us * (self.eager.calls or 0)) / 1e6 if t is not None and self.eager is not None else 0.0
+        )
 
 
 def intended(gb: GraphBreak) -> str | None:
@@ -189,11 +203,26 @@ def _top(cid: str, parent: dict[str, str]) -> str:
     return cid
 
 
-def recompile_costs(frames: Sequence[Frame]) -> list[RecompileCost]:
-    """Every recompile with the compile time it caused, the dearest first."""
+def recompile_costs(frames: Sequence[Frame], eager: Sequence[EagerFrame] = ()) -> list[RecompileCost]:
+    """Every recompile with the compile time it caused and, at the limit, the calls that ran
+    eagerly: limit hits first, then the dearest compile first."""
+    by_id = {(e.rank, e.compile_id): e for e in eager}
     out = [
-        RecompileCost(frame=f, recompile=r, compile_s=f.metrics.entire_frame_s)
+        RecompileCost(
+            frame=f,
+            recompile=r,
+            compile_s=f.metrics.entire_frame_s,
+            eager=by_id.get((f.rank, str(f.compile_id))) if f.kind == KIND_RECOMPILE_LIMIT else None,
+        )
         for f in frames
         for r in f.recompiles[:1]  # one compile per recompiled frame, whatever guards failed
     ]
-    return sorted(out, key=lambda c: -(c.compile_s or 0.0))
+    # a limit hit first (its new inputs run eagerly on every call), the most eager calls first
+    return sorted(
+        out,
+        key=lambda c: (
+            not c.limit_hit,
+            -((c.eager.calls or 0) if c.eager else 0),
+            -(c.eager_s + (c.compile_s or 0.0)),
+        ),
+    )

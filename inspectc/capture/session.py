@@ -27,6 +27,7 @@ from typing import Any
 
 from inspectc.capture import settings, torch_api, torch_config
 from inspectc.capture.backward_nodes import BackwardNodes
+from inspectc.capture.eager_calls import EagerCalls
 from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, package_version
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
@@ -100,6 +101,7 @@ class Capture:
         self._timer: Any = None  # inspectc.capture.timing.KernelTimer while timings are on
         self._details: Any = None  # inspectc.capture.triton_detail.KernelDetails (Triton only)
         self._bw_nodes = BackwardNodes() if provenance else None  # backward kernels' fused nodes
+        self._eager = EagerCalls()  # calls run eagerly after a frame hit the recompile limit
         self._unfinished: str | None = None  # why the report's end could not be written
         self._fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
         self._scanned: set[int] = set()
@@ -201,6 +203,7 @@ class Capture:
         self._detach()
         self._stop_timer()
         self._stop_details()
+        self._stop_eager()
         settings.undo(self._restore, self._record_error)
         if self._status is not None:
             self._status.clear()
@@ -300,6 +303,16 @@ class Capture:
         for error in timer.errors:
             self._record(f"kernel timings: {error}")
 
+    def _stop_eager(self) -> None:
+        try:
+            self._eager.stop()
+            found = self._eager.record()
+            if found is not None:
+                with self._feed_lock:
+                    self._emit(*found)
+        except Exception as exc:  # noqa: BLE001 - recorded; the report is still finished
+            self._record_error("counting eager calls at the recompile limit", exc)
+
     def _seed_interned_strings(self) -> None:
         """Strings torch interned before we attached are never re-emitted: copy them."""
         strings = torch_api.interned_strings()
@@ -330,6 +343,7 @@ class Capture:
         if self._timer is not None:
             self._timer.abandon()
             self._timer = None
+        self._eager.stop()
         if self._writer is not None:
             self._writer.abandon()
         if self._report_lock is not None:
@@ -367,6 +381,7 @@ class Capture:
                 torch_config.note_fullgraph(self._fullgraph, self._scanned)
             if self._timer is not None:
                 self._timer.observe(metadata, text)
+            self._eager.observe(metadata, text)
             self._builder.feed(metadata, text, created)
             extra = self._bw_nodes.observe(metadata, text) if self._bw_nodes is not None else None
             if extra is not None:

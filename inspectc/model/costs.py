@@ -15,12 +15,14 @@ a report without it reads "not measured").
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from inspectc.model.times import KernelTime
 
 GAPS_EVENT = "inspectc_region_gaps"
+EAGER_EVENT = "inspectc_eager_calls"  # calls run eagerly after a frame hit the recompile limit
 WAITS_ON_HOST, WAITS_ON_DEVICE = "host", "device"  # what a call waits on over a break's gap
 
 
@@ -51,6 +53,78 @@ class RegionGaps:
     gaps: tuple[RegionGap, ...] = ()
     calls: tuple[RegionCall, ...] = ()
     rank: int | None = None  # set by the reader from the event's rank
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EagerFrame:
+    """A frame refused at the recompile limit, and the calls of its code that then ran eagerly
+    (``capture/eager_calls.py``): *calls* counted from the refusal (the refused call included)
+    to the run's end; None: not recorded (*why_not* says why)."""
+
+    compile_id: str  # the refused compile id ("0/8")
+    function: str | None = None
+    filename: str | None = None
+    line: int | None = None  # the code's first line
+    calls: int | None = None
+    time: KernelTime | None = None  # µs per eager call, where its returns were seen
+    why_not: str | None = None
+    rank: int | None = None  # set by the reader from the event's rank
+
+
+def eager_record(frames: list[EagerFrame]) -> tuple[dict[str, Any], str]:
+    """The ``inspectc_eager_calls`` record (metadata, payload) of a process's refused frames."""
+    listed = [
+        {
+            "compile_id": f.compile_id,
+            "function": f.function,
+            "filename": f.filename,
+            "line": f.line,
+            "calls": f.calls,
+            "time": None if f.time is None else _time_dict(f.time),
+            "why_not": f.why_not,
+        }
+        for f in frames
+    ]
+    return {EAGER_EVENT: {"version": 1}}, json.dumps({"version": 1, "frames": listed})
+
+
+def eager_from_record(data: Any, rank: int | None = None) -> list[EagerFrame]:
+    """A ``inspectc_eager_calls`` record's JSON (a stranger's: what does not read is left out)."""
+    listed = data.get("frames") if isinstance(data, dict) else None
+    out = []
+    for f in listed[:4096] if isinstance(listed, list) else []:
+        if not isinstance(f, dict) or not isinstance(f.get("compile_id"), str):
+            continue
+        calls, line = f.get("calls"), f.get("line")
+        out.append(
+            EagerFrame(
+                compile_id=f["compile_id"][:200],
+                function=f["function"][:200] if isinstance(f.get("function"), str) else None,
+                filename=f["filename"][:4096] if isinstance(f.get("filename"), str) else None,
+                line=line if isinstance(line, int) and not isinstance(line, bool) else None,
+                calls=calls
+                if isinstance(calls, int) and not isinstance(calls, bool) and calls >= 0
+                else None,
+                time=_time(f.get("time")),
+                why_not=f["why_not"][:500] if isinstance(f.get("why_not"), str) else None,
+                rank=rank,
+            )
+        )
+    return out
+
+
+def _time_dict(t: KernelTime) -> dict[str, Any]:
+    return {
+        "calls": t.calls,
+        "total_us": t.total_us,
+        "mean_us": t.mean_us,
+        "min_us": t.min_us,
+        "max_us": t.max_us,
+        "median_us": t.median_us,
+        "p90_us": t.p90_us,
+        "cv": t.cv,
+        "samples": [round(v, 3) for v in t.samples],
+    }
 
 
 def kernel_time(summary: dict[str, Any], samples: list[float]) -> KernelTime:

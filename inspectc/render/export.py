@@ -55,7 +55,8 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
         ],
         "suggestions": remedies.as_plain(list(report.frames)),  # what inspectc suggest tries
         "costs": cost_sections.plain(
-            break_costs(report.frames, report.region_gaps()), recompile_costs(report.frames)
+            break_costs(report.frames, report.region_gaps()),
+            recompile_costs(report.frames, report.eager_calls()),
         ),
         "bench": to_plain(report.bench.run),
         "cpu_build": to_plain(report.cpu_build()),  # vector ISA and command of C++ kernels

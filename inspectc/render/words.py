@@ -9,7 +9,7 @@ from inspectc.analysis.breaks import StackValue
 from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import short_function, shown_function
 from inspectc.model import Frame, GraphBreak, KernelTime
-from inspectc.model.costs import WAITS_ON_HOST
+from inspectc.model.costs import WAITS_ON_HOST, EagerFrame
 from inspectc.render.timefmt import column_unit
 
 
@@ -75,6 +75,21 @@ def spread(t: KernelTime) -> str:
     cv = f", CV {t.cv:.0%}" if t.cv is not None else ""
     noisy = f", noisy: {t.noise}" if t.noise else ""
     return f"n={t.calls}{cv}{noisy}"
+
+
+def eager_line(e: EagerFrame | None) -> str:
+    """What a recompile limit hit cost: ``then 37 calls ran eagerly (median 1.2 ms each)``."""
+    if e is None:
+        return (
+            "the calls that then ran eagerly were not recorded (captured by an older inspectc, or imported)"
+        )
+    if e.calls is None:
+        return f"the calls that then ran eagerly were not recorded ({e.why_not or 'unknown'})"
+    each = f" (median {time_text(e.time.typical_us)} each)" if e.time is not None and e.time.calls else ""
+    return (
+        f"then {e.calls} call(s) ran eagerly{each}, to the run's end: raise"
+        " torch._dynamo.config.recompile_limit, or remove what recompiles"
+    )
 
 
 def cost_line(c: BreakCost) -> str:

@@ -21,7 +21,7 @@ from inspectc.model import CompileId, Frame, Kernel, Run
 from inspectc.model import accuracy as accuracy_table
 from inspectc.model import costs as region_costs
 from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
-from inspectc.model.costs import GAPS_EVENT, RegionGaps
+from inspectc.model.costs import EAGER_EVENT, GAPS_EVENT, EagerFrame, RegionGaps
 from inspectc.model.kernel_detail import CPU_BUILD_EVENT, DETAIL_EVENT, CpuBuild, KernelDetail
 from inspectc.model.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.model.runrecords import join as join_records
@@ -313,6 +313,19 @@ class Report:
                 out.append(found)
         return out
 
+    def eager_calls(self) -> list[EagerFrame]:
+        """Frames refused at the recompile limit and the calls that then ran eagerly (capture)."""
+        out: list[EagerFrame] = []
+        for seq, rank in self._query(
+            "SELECT seq, rank FROM events WHERE name = ? ORDER BY seq LIMIT 4096", (EAGER_EVENT,)
+        ):
+            try:
+                data = json.loads(self._payload(int(seq)) or "null")
+            except (ValueError, RecursionError):
+                continue
+            out += region_costs.eager_from_record(data, None if rank == NO_RANK else _index(rank))
+        return out
+
     def cpu_build(self) -> CpuBuild | None:
         """How C++ kernels were built (vector ISA, command), where capture recorded it."""
         rows = self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT 1", (CPU_BUILD_EVENT,))
@@ -404,8 +417,8 @@ class Report:
     def event_count(self) -> int:
         """Structured-trace events (a process's ``inspectc_records`` and ``inspectc_account``
         events are not ones)."""
-        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?, ?)"
-        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT, GAPS_EVENT)
+        sql = "SELECT count(*) FROM events WHERE name NOT IN (?, ?, ?, ?, ?, ?)"
+        own = (RECORDS_EVENT, ACCOUNT_EVENT, DETAIL_EVENT, CPU_BUILD_EVENT, GAPS_EVENT, EAGER_EVENT)
         return int(self._query(sql, own)[0][0])
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from inspectc.errors import RankConflict
 from inspectc.model import Frame, GraphBreak, StackFrame
-from inspectc.model.costs import GAPS_EVENT
+from inspectc.model.costs import EAGER_EVENT, GAPS_EVENT
 from inspectc.trace import kernels, phases, resume, timings
 from inspectc.trace.account import RecordAccount, account_name
 from inspectc.trace.frames import FrameState, cut_short, piece_kind
@@ -153,7 +153,7 @@ class Builder:
         if name in compile_extras.EVENTS:
             return self._on_extra(name, md, payload, cid, rank) or used
         if state is None:
-            if name == GAPS_EVENT:  # capture's measured gaps: Report.region_gaps() reads them
+            if name in (GAPS_EVENT, EAGER_EVENT):  # capture's: Report.region_gaps(), eager_calls()
                 return True
             if name == "inspectc_kernel_times":  # capture could not tie it to a compile id
                 with _figures():

@@ -13,7 +13,7 @@ from inspectc.model import KernelTime, Run
 from inspectc.render.sections import CODE, STRONG, WARNING, Item, Line, Section, Span, line, plural
 from inspectc.render.sections.anchors import break_anchor, frame_anchor
 from inspectc.render.sections.breaks import frame_name
-from inspectc.render.words import cost_line, time_text
+from inspectc.render.words import cost_line, eager_line, time_text
 
 SHOWN = 12
 
@@ -66,16 +66,23 @@ def costs(
         took = (
             time_text((r.compile_s or 0.0) * 1e6) if r.compile_s is not None else "compile time not recorded"
         )
+        if r.eager is not None and r.eager.calls:
+            took = f"{r.eager.calls}× eager"
         head = line(
             Span(f"{took:>9}", STRONG),
-            "  recompile ",
+            "  recompile limit hit at " if r.limit_hit else "  recompile ",
             Span(str(f.compile_id), link="#" + frame_anchor(f.compile_id)),
             f" {frame_name(f)}: ",
             (r.recompile.guard or r.recompile.text).splitlines()[0][:120]
             if (r.recompile.guard or r.recompile.text).strip()
             else "?",
         )
-        items.append(Item(head, (line("compile time of the recompile (once, not per call)"),)))
+        note = (
+            line(eager_line(r.eager))
+            if r.limit_hit
+            else line("compile time of the recompile (once, not per call)")
+        )
+        items.append(Item(head, (note,), severity=WARNING if r.limit_hit else ""))
     unmeasured = len(breaks) - len(measured)
     why = (
         "outside the timing window"
@@ -86,7 +93,9 @@ def costs(
     return Section(
         key="costs",
         title=f"What to fix first (measured: {plural(len(measured), 'break')} per call, {plural(len(recompiles), 'recompile')})",
-        severity=WARNING if any(not c.cheap and not c.intended for c in measured) else "",
+        severity=WARNING
+        if any(not c.cheap and not c.intended for c in measured) or any(r.limit_hit for r in recompiles)
+        else "",
         items=tuple(items),
         notes=tuple(notes),
         counts={"breaks_measured": len(measured), "recompiles": len(recompiles)},
@@ -129,6 +138,10 @@ def plain(breaks: Sequence[BreakCost], recompiles: Sequence[RecompileCost]) -> d
                 "function": r.frame.function,
                 "reason": r.recompile.guard or r.recompile.text,
                 "compile_s": r.compile_s,
+                "limit_hit": r.limit_hit,
+                "eager_calls": r.eager.calls if r.eager is not None else None,
+                "eager_call": _time_plain(r.eager.time) if r.eager is not None else None,
+                "eager_not_recorded": r.eager.why_not if r.eager is not None else None,
             }
             for r in recompiles
         ],

@@ -30,7 +30,13 @@ def summary_page(
         run.environment(report),  # versions first, as a bug report lists them (not in the terminal's)
         run.accuracy(report.accuracy),  # inspectc accuracy leads
         run.accuracy_outputs(report.accuracy),
-        cost_sections.costs(measured, recompile_costs(frames), by_break(frames), r, gaps_recorded=bool(gaps)),
+        cost_sections.costs(
+            measured,
+            recompile_costs(frames, report.eager_calls()),
+            by_break(frames),
+            r,
+            gaps_recorded=bool(gaps),
+        ),
         break_sections.graph_breaks(frames, r, costs=measured),
         break_sections.recompiles(frames, r),
         break_sections.failed_frames(frames, r),
