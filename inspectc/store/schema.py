@@ -128,7 +128,7 @@ DEFAULT_INFLATE_BUDGET = 2 << 30
 def _budget_from_env() -> int:
     text = os.environ.get("INSPECTC_INFLATE_BUDGET_MB", "")
     megabytes = small_int(text, digits=9)
-    return megabytes << 20 if megabytes else int(DEFAULT_INFLATE_BUDGET * scale())
+    return megabytes << 20 if megabytes else max(int(DEFAULT_INFLATE_BUDGET * scale()), 64 << 20)
 
 
 INFLATE_BUDGET = _budget_from_env()
@@ -150,7 +150,7 @@ def decompress(blob: bytes | None) -> str | None:
         raise zlib.error("not compressed data")
     with _budget_lock:
         left = max(INFLATE_BUDGET - _inflated, 0)
-    most = int(MAX_PAYLOAD_BYTES * scale())
+    most = max(int(MAX_PAYLOAD_BYTES * scale()), min(MAX_PAYLOAD_BYTES, 8 << 20))  # a floor: golden reports read
     limit = min(most, left)
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, limit) if limit else b""

@@ -91,7 +91,7 @@ class Budget:
             if why != "cancelled":
                 why += " (INSPECTC_LIMITS=N raises the limits)"
             return ReportError(f"{self.path}: refused: {why}")
-        if "out of memory" in str(exc).lower():
+        if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():  # MemoryError() says nothing
             return ReportError(
                 f"{self.path}: refused: reading it needs more than {int(HEAP_LIMIT * scale()) >> 20} MB"
                 " (INSPECTC_LIMITS=N raises the limits)"
@@ -101,8 +101,9 @@ class Budget:
 
 def guard(db: sqlite3.Connection, path: Path) -> Budget:
     """Put *db* (reading *path*, a stranger's file) under the limits; returns its budget."""
-    db.execute(f"PRAGMA hard_heap_limit={max(int(HEAP_LIMIT * scale()), 8 << 20)}")
-    db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    heap = max(int(HEAP_LIMIT * scale()), 8 << 20)
+    db.execute(f"PRAGMA hard_heap_limit={heap}")
+    db.execute(f"PRAGMA cache_size=-{min(CACHE_KIB, heap >> 12)}")  # a quarter of the heap at most
     db.execute("PRAGMA temp_store=MEMORY")
     db.execute("PRAGMA trusted_schema=OFF")
     db.execute("PRAGMA mmap_size=0")
