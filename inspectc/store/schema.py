@@ -150,7 +150,9 @@ def decompress(blob: bytes | None) -> str | None:
         raise zlib.error("not compressed data")
     with _budget_lock:
         left = max(INFLATE_BUDGET - _inflated, 0)
-    most = max(int(MAX_PAYLOAD_BYTES * scale()), min(MAX_PAYLOAD_BYTES, 8 << 20))  # a floor: golden reports read
+    most = max(
+        int(MAX_PAYLOAD_BYTES * scale()), min(MAX_PAYLOAD_BYTES, 8 << 20)
+    )  # a floor: golden reports read
     limit = min(most, left)
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, limit) if limit else b""
