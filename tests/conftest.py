@@ -38,6 +38,8 @@ os.environ[_SESSION_ENV] = str(_SESSION_TMP)  # xdist workers start after this: 
 _CACHE = _SESSION_TMP / "inductor-cache"
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_CACHE)
 os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
+# The per-user key capture signs reports with (store/origin.py): the session's, never the user's.
+os.environ["XDG_CONFIG_HOME"] = str(_SESSION_TMP / "config")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -195,7 +195,7 @@ def test_same_report_path_twice_at_once(script: Path, tmp_path: Path) -> None:
             first.wait()
     assert second.returncode == 2 and second.stdout == ""  # its script never started
     lines = second.stderr.strip().splitlines()
-    assert len(lines) == 1 and "is being written by another inspectc run (pid" in lines[0], second.stderr
+    assert len(lines) == 1 and "is being written by another inspectc command (pid" in lines[0], second.stderr
     assert f"pid {first.pid})" in lines[0]
     assert first.returncode == 0 and out.split() == ["done", "parent", "atexit"], err
     with open_report(report) as r:  # nothing the first run captured is lost

@@ -1,13 +1,14 @@
-"""Report text made safe to show: the one terminal sanitizer and the one path shortener.
+"""Report text made safe to show: the terminal sanitizer's old name and the one path shortener.
 
 A report comes from a stranger, so every string in it is data. Before it reaches a terminal
-it goes through :func:`printable`: whole escape sequences (CSI such as ``ESC[2J``, OSC such
-as OSC 52, which sets the clipboard, and OSC 8, which plants links; DCS/APC/PM strings), C0
-and C1 controls, bidi overrides and isolates (which reorder what the reader sees) and line
-separators each become one ``?``. Everything else, any script, emoji and their joiners, is
-kept. :func:`one_line` takes a first line, :func:`short_path` shortens paths, :func:`no_mentions`
-keeps ``@name`` in Markdown from notifying anyone, and :func:`json_text` escapes what
-:func:`printable` removes inside JSON, where the value must stay exact. Stdlib only.
+it goes through the one sanitizer, :func:`inspectc.model.terminal.safe` (named
+:func:`printable` here too, for the modules that import it from this one): C0 and C1
+controls (so every escape sequence: CSI, OSC 52, OSC 8, DCS/APC/PM), bidi overrides and
+other invisible format characters are shown visibly (``\\x1b``, ``<U+202E>``). Everything
+else, any script, emoji and their joiners, is kept. :func:`one_line` takes a first line,
+:func:`short_path` shortens paths, :func:`no_mentions` keeps ``@name`` in Markdown from
+notifying anyone, and :func:`json_text` escapes the same characters inside JSON, where the
+value must stay exact. Stdlib only.
 """
 
 from __future__ import annotations
@@ -16,42 +17,12 @@ import math
 import re
 from typing import Any
 
-_STRING_END = r"(?:\x07|\x1b\\|\x9c|$)"
-_ESCAPES = re.compile(
-    "|".join(
-        (
-            rf"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*{_STRING_END}",  # OSC: 52 (clipboard), 8 (links), titles
-            rf"(?:\x1b[P^_X]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]*{_STRING_END}",  # DCS, SOS, PM, APC
-            r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?",  # CSI: colours, cursor moves, ESC[2J
-            r"\x1b[ -/]*[0-~]?",  # any other ESC sequence (ESC c resets the terminal)
-        )
-    )
-)
-# C0 and C1 controls, DEL, bidi marks, embeddings, overrides and isolates, line and
-# paragraph separators, lone surrogates and noncharacters.
-_UNSAFE = (
-    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff\ufffe\uffff"
-)
-_UNSAFE_CHAR = re.compile(f"[{_UNSAFE}]")
-_SAFE = re.compile(f"[^{_UNSAFE}]*")  # the common case: nothing to replace
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+from inspectc.model.terminal import JSON_UNSAFE
+from inspectc.model.terminal import safe as printable  # noqa: F401 - the name readers import
+
 _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
 ZERO_WIDTH_JOINER = "\u200d"
 ELLIPSIS = "…"
-
-
-def printable(text: str | None, keep: str = "") -> str:
-    """*text* safe for a terminal: every escape sequence and unsafe character becomes ``?``.
-
-    *keep* lists control characters to let through anyway (the summary keeps tabs,
-    multi-line views keep newlines).
-    """
-    if not text:
-        return ""
-    if _SAFE.fullmatch(text):
-        return text
-    text = _ESCAPES.sub("?", text)
-    return _UNSAFE_CHAR.sub(lambda m: m.group() if m.group() in keep else "?", text)
 
 
 def one_line(text: str | None, width: int = 100) -> str:
@@ -143,6 +114,14 @@ def finite(value: Any) -> Any:
     return value
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells an astral character as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
 def json_text(text: str) -> str:
     """JSON text with C1 and bidi controls, line separators, lone surrogates as ``\\uXXXX``.
 
@@ -150,7 +129,7 @@ def json_text(text: str) -> str:
     same (``json.loads`` gives the same values) but no longer moves a terminal or reorders
     what a reader of the file sees.
     """
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return JSON_UNSAFE.sub(_json_escape, text)
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

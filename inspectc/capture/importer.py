@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from inspectc.errors import RankConflict, UsageError
+from inspectc.errors import RankConflict, ReportError, UsageError
 from inspectc.model import Run, RunOptions
+from inspectc.model.limits import MAX_EVENTS, most
 from inspectc.store.oneshot import OneShotWriter
 from inspectc.store.writer import ReportWriter
 from inspectc.trace import bounded
@@ -238,6 +239,7 @@ def _import_files(
         builder = Builder(writer, rank=log.rank, strict_rank=True, name_rank=log.warning is not None)
         result.warnings.extend([log.warning] if log.warning else [])
         on_error = _error_sink(result, log.path.name)
+        writer.source = log.path  # named by the one line of a limit (MAX_FRAMES)
         try:
             size = log.path.stat().st_size
             result.bytes_read += size
@@ -255,6 +257,11 @@ def _import_files(
                         first_ts = record.timestamp if first_ts is None else first_ts
                         last_ts = record.timestamp
                     result.events += 1
+                    if result.events > most(MAX_EVENTS):
+                        raise ReportError(
+                            f"{log.path}: more than {most(MAX_EVENTS):,} records in all: refused"
+                            " (INSPECTC_LIMITS=N raises the limits)"
+                        )
                     if result.events % COMMIT_EVERY == 0:
                         writer.commit()
         except RankConflict as exc:

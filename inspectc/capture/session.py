@@ -32,7 +32,7 @@ from inspectc.capture.events import StatusLine, TraceHandler, autotune_event, pa
 from inspectc.capture.torch_api import Missing, Restore
 from inspectc.errors import ReportBusy, ReportError
 from inspectc.model import PROFILE_WINDOW, Run, RunOptions, secrets
-from inspectc.store import runlock
+from inspectc.store import origin, runlock
 from inspectc.store.origin import origin_meta
 from inspectc.store.writer import ReportWriter, WriteError
 from inspectc.trace.builder import Builder
@@ -232,6 +232,7 @@ class Capture:
         )
         try:
             self._writer.set_meta("run", self._run)
+            origin.mark(self._writer)  # last: this user's mark over what the report could run
         except WriteError as exc:  # a reader held the file past the timeout, a bad row
             self._unfinished = f"writing its run details failed ({_why(exc)})"
         self._writer.close()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspectc.cli import tty
 from inspectc.cli.argv import split_own
 from inspectc.cli.run import _check_run_output, _print_summary, _rank_path, _rank_suffix, _return_to
 from inspectc.errors import UsageError
@@ -81,7 +81,6 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
     output = _rank_path(Path(opts.output)) if opts.output else Path.cwd() / f"{stem}{_rank_suffix()}.inspectc"
     _check_run_output(output, None if opts.module else rest[0])
     launch_dir = os.getcwd()
-    print("inspectc: accuracy: the script runs, then diverging graphs are bisected", file=sys.stderr)
     started = time.perf_counter()
 
     from inspectc.capture import accuracy, accuracy_bisect, accuracy_compare
@@ -98,7 +97,8 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
     )
     acc = accuracy.AccuracyCapture(settings)
     cap = Capture(output, argv=["inspectc", "accuracy", *argv], mode="module" if opts.module else "script")
-    cap.start()
+    cap.start()  # a live command writing -o: refused here, in one line, before the script
+    tty.err("inspectc: accuracy: the script runs, then diverging graphs are bisected")
     acc.start()
     try:
         outcome = runner.run_code(code, rest) if code is not None else runner.run_module(opts.module, rest)
@@ -119,14 +119,15 @@ def cmd_accuracy(argv: Sequence[str]) -> int:
 def _store(output: Path, result: object) -> None:
     from inspectc.model import accuracy as table
     from inspectc.render.accuracy import link_kernels
+    from inspectc.store import runlock
     from inspectc.store.edit import editing
-    from inspectc.store.open import open_report
 
     assert isinstance(result, table.AccuracyRun)
-    with open_report(output) as report:
-        result = link_kernels(result, report)
-    with editing(output, what="the accuracy results") as report_edit:
-        report_edit.set_meta(table.META_KEY, result)
+    with runlock.holding(output, what="accuracy"):  # the lock every -o writer takes
+        with tty.read(output) as report:
+            result = link_kernels(result, report)
+        with editing(output, what="the accuracy results") as report_edit:
+            report_edit.set_meta(table.META_KEY, result)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

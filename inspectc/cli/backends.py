@@ -12,6 +12,7 @@ import argparse
 import json
 
 from inspectc.capture.torch_api import list_backends
+from inspectc.cli import tty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,12 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def cmd_backends(args: argparse.Namespace) -> int:
     version, names = list_backends(args.all)
     if args.json:
-        print(json.dumps({"torch_version": version, "all": bool(args.all), "backends": names}))
+        tty.out(json.dumps({"torch_version": version, "all": bool(args.all), "backends": names}))
         return 0
     which = "all torch.compile backends" if args.all else "torch.compile backends"
-    print(f"{which} (torch {version}):")
+    tty.out(f"{which} (torch {version}):")
     for name in names:
-        print(f"  {name}")
+        tty.out(f"  {name}")
     if not args.all:
-        print("(--all adds the debugging and testing ones: aot_eager, eager, ...)")
+        tty.out("(--all adds the debugging and testing ones: aot_eager, eager, ...)")
     return 0

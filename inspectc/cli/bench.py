@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
 from pathlib import Path
 
+from inspectc.cli import tty
 from inspectc.cli.argv import compile_id_arg
 from inspectc.errors import UsageError
+from inspectc.store import runlock
 
 
 def _target(args: argparse.Namespace) -> Path | None:
@@ -45,41 +46,42 @@ def _target(args: argparse.Namespace) -> Path | None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from inspectc.cli.kernels import render_kernels
     from inspectc.cli.output import shown
-    from inspectc.store.open import open_report
     from inspectc.store.origin import consent
 
     target = _target(args)
-    with open_report(args.report) as report:
+    # the lock of what it writes, before minutes of measuring: a second writer refuses at once
+    with runlock.holding(target or Path(args.report), what="bench"), tty.read(args.report) as report:
         if args.frame and report.frame(args.frame) is None:
             known = ", ".join(str(f.compile_id) for f in report.frames[:20])
             raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         if args.kernel and not any(k.name == args.kernel for k in report.kernels):
             raise UsageError(f"no kernel {args.kernel} in {args.report}")
-        consent(report.meta, "bench", f"the kernel code recorded in {shown(args.report)}", yes=args.yes)
+        what = f"the kernel code recorded in {shown(args.report)}"
+        consent(report.rows, report.meta, "bench", what, yes=args.yes)
         from inspectc.capture.bench import bench_report  # imports torch
         from inspectc.capture.bench_measure import Settings
 
         settings = Settings(
             budget_s=args.budget, cv_limit=args.cv, window=args.window, min_rounds=args.min_rounds
         )
-        say = None if args.quiet else (lambda line: print(f"inspectc: {line}", file=sys.stderr, flush=True))
+        say = None if args.quiet else (lambda line: tty.err(f"inspectc: {line}", flush=True))
         result = bench_report(report, frame=args.frame, kernel=args.kernel, settings=settings, progress=say)
         source = report.path
         if not result.rows:  # nothing measured: the report stays as it was
             for error in result.run.errors or ("no kernels to measure",):
-                print(f"inspectc: not measured: {error}", file=sys.stderr)
-            print(f"inspectc: no isolated figures measured; {shown(source)} unchanged", file=sys.stderr)
+                tty.err(f"inspectc: not measured: {error}")
+            tty.err(f"inspectc: no isolated figures measured; {shown(source)} unchanged")
             return 1
         _store(source, target, result)
         written = source if target is None else target
     for error in result.run.errors:
-        print(f"inspectc: not measured: {error}", file=sys.stderr)
-    with open_report(written) as report:
+        tty.err(f"inspectc: not measured: {error}")
+    with tty.read(written) as report:
         kernels = [k for k in report.kernels if not args.frame or k.compile_id.same_compile(args.frame)]
         if args.kernel:
             kernels = [k for k in kernels if k.name == args.kernel]
-        print(render_kernels(kernels, bench=report.bench))
-    print(f"{len(result.rows)} isolated figures written to {written}")
+        tty.out(render_kernels(kernels, bench=report.bench))
+    tty.out(f"{len(result.rows)} isolated figures written to {written}")
     return 0
 
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from inspectc.analysis.text import printable
+from inspectc.cli import tty
 from inspectc.cli.argv import compile_id_arg
 from inspectc.cli.output import check_output, replacing, shown
 from inspectc.errors import UsageError
@@ -55,7 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def cmd_graph(args: argparse.Namespace) -> int:
     from inspectc.render.graph import breaks_dot, fusion_dot, render
-    from inspectc.store.open import open_report
 
     if args.max_nodes < 0:
         raise UsageError("--max-nodes must be 0 (no limit) or more")
@@ -70,7 +68,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     to_file = bool(args.output) and args.output != "-"
     if to_file:  # before the work: never over a link, a folder, the report or a stranger's file
         check_output(args.output, what="picture", ours=_is_picture, inputs=[args.report])
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         if args.frame is None:
             text = breaks_dot(report)
         else:
@@ -85,11 +83,11 @@ def cmd_graph(args: argparse.Namespace) -> int:
                 color_by=args.color,
             )
     if not to_file:
-        sys.stdout.write(printable(text, keep="\n\t"))  # DOT on a terminal: no escapes, no bidi
+        tty.out(text, end="")  # DOT on a terminal: no escapes, no bidi
         return 0
     with replacing(args.output, what="picture") as tmp:  # same suffix: render picks the format
         render(text, tmp)
-    print(f"wrote {shown(args.output)}", file=sys.stderr)
+    tty.err(f"wrote {shown(args.output)}")
     return 0
 
 

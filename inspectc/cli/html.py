@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+from inspectc.cli import tty
 from inspectc.cli.output import check_output, shown, write_output
 from inspectc.errors import UsageError
 
@@ -29,7 +29,6 @@ def _is_page(path: Path) -> bool:
 def cmd_html(args: argparse.Namespace) -> int:
     from inspectc.render.html.document import Options, render_document
     from inspectc.render.sections.page import summary_page
-    from inspectc.store.open import open_report
 
     if not args.max_mb > 0:
         raise UsageError("--max-mb wants a size above 0")
@@ -42,15 +41,12 @@ def cmd_html(args: argparse.Namespace) -> int:
         return _split(args, options)
     output = args.output or f"{Path(args.report.rstrip('/')).stem or 'report'}.html"
     check_output(output, what="HTML page", ours=_is_page, inputs=[args.report])
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         page = summary_page(report, report_path=args.report)
         text = render_document(report, page, options)
     write_output(output, text.encode("utf-8"), what="HTML page")
     if not args.quiet:
-        print(
-            f"inspectc: wrote {shown(output)} ({len(text) / 1e6:.1f} MB): open it in a browser",
-            file=sys.stderr,
-        )
+        tty.err(f"inspectc: wrote {shown(output)} ({len(text) / 1e6:.1f} MB): open it in a browser")
     return 0
 
 
@@ -58,7 +54,6 @@ def _split(args: argparse.Namespace, options: Any) -> int:
     """``--split DIR``: a new (or empty) folder of pages, never one that holds anything."""
     from inspectc.render.html.document import write_split
     from inspectc.render.sections.page import summary_page
-    from inspectc.store.open import open_report
 
     folder = Path(args.split)
     if args.output:
@@ -68,13 +63,12 @@ def _split(args: argparse.Namespace, options: Any) -> int:
             f"--split {shown(folder)}: not a new or empty folder (inspectc writes only into one)"
         )
     folder.mkdir(exist_ok=True)
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         page = summary_page(report, report_path=args.report)
         pages = write_split(report, page, folder, options)
     size = sum(p.stat().st_size for p in folder.iterdir())
-    print(
-        f"inspectc: wrote {pages} pages ({size / 1e6:.1f} MB) in {shown(folder)}: open {shown(folder / 'index.html')}",
-        file=sys.stderr,
+    tty.err(
+        f"inspectc: wrote {pages} pages ({size / 1e6:.1f} MB) in {shown(folder)}: open {shown(folder / 'index.html')}"
     )
     return 0
 

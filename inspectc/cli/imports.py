@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from inspectc.analysis.text import json_text, printable
+from inspectc.analysis.text import json_text
+from inspectc.cli import tty
 from inspectc.errors import UsageError
+from inspectc.store import runlock
 
 
 def register(sub: Any) -> None:
@@ -114,9 +115,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     source = Path(args.path)
     output = Path(args.output) if args.output else Path.cwd() / f"{_stem(source)}.inspectc"
-    result = import_logs(source, output, argv=["inspectc", "import", args.path])
+    with runlock.holding(output, what="import"):  # the lock `run` takes: one writer per path
+        result = import_logs(source, output, argv=["inspectc", "import", args.path])
     if not args.quiet:
-        print(printable(result.describe(), keep="\n"), file=sys.stderr)
+        tty.err(result.describe())
     return 0
 
 
@@ -136,16 +138,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
         paths.extend(reports_in(p) if p.is_dir() else [p])
     if not paths:
         raise UsageError("inspectc merge: no reports (*.inspectc) found in the given directories")
-    result = merge_reports(paths, args.output, argv=["inspectc", "merge", *args.reports])
+    with runlock.holding(Path(args.output), what="merge"):
+        result = merge_reports(paths, args.output, argv=["inspectc", "merge", *args.reports])
     ranks = ", ".join(str(i.rank) for i in result.inputs if i.rank is not None)
     note = " (numbered by position: the inputs had no rank, or the same one)" if result.renumbered else ""
-    print(
-        printable(
-            f"inspectc merge: {len(result.inputs)} reports -> {result.output}"
-            + (f", ranks {ranks}" if ranks else "")
-            + note
-        ),
-        file=sys.stderr,
+    tty.err(
+        f"inspectc merge: {len(result.inputs)} reports -> {result.output}"
+        + (f", ranks {ranks}" if ranks else "")
+        + note
     )
     return 0
 
@@ -153,16 +153,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from inspectc.analysis.diff import diff_reports
     from inspectc.render.diff import diff_plain, render_diff
-    from inspectc.store.open import open_report
 
     if args.fail_on_slowdown is not None and args.fail_on_slowdown < 0:
         raise UsageError("--fail-on-slowdown wants a percentage of 0 or more")
-    with open_report(args.a) as a, open_report(args.b) as b:
+    with tty.read(args.a) as a, tty.read(args.b) as b:
         diff = diff_reports(a, b, labels=(args.a, args.b))
     if args.json:
-        print(json_text(json.dumps(diff_plain(diff, args.fail_on_slowdown), indent=2, ensure_ascii=False)))
+        tty.out(json_text(json.dumps(diff_plain(diff, args.fail_on_slowdown), indent=2, ensure_ascii=False)))
     else:
-        print(render_diff(diff, fail_on_slowdown=args.fail_on_slowdown))
+        tty.out(render_diff(diff, fail_on_slowdown=args.fail_on_slowdown))
     return diff.exit_code(args.fail_on_slowdown)
 
 
@@ -187,7 +186,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     from inspectc.analysis.costs import break_costs
     from inspectc.render.check import details, render_check
     from inspectc.render.rank_render import report_differences
-    from inspectc.store.open import open_report
 
     kinds = rank_kinds(args.fail_on_rank_differences)
     limits = Limits(
@@ -198,7 +196,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         max_frames=args.max_frames,
         fail_on_error=args.fail_on_error,
     )
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         costs = break_costs(report.frames, report.region_gaps()) if args.max_break_cost_ms is not None else ()
         result = check_frames(report.frames, report.run, limits, costs)
         run_cwd = report.run.cwd
@@ -225,7 +223,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             data["counts_rank"] = result.worst_rank
             data["per_rank"] = {str(r): c for r, c in sorted(result.per_rank.items())}
             data["total"] = result.total
-        print(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
+        tty.out(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
-        print(render_check(result, limits, printable(args.report), run_cwd))  # a name may not be UTF-8
+        tty.out(render_check(result, limits, args.report, run_cwd))
     return 0 if result.ok else 1

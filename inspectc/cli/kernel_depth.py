@@ -11,11 +11,10 @@ source, compile command and vector ISA.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspectc.analysis.text import printable
+from inspectc.cli import tty
 from inspectc.errors import UsageError
 from inspectc.model.irmap import STAGES, line_map
 from inspectc.render.compiled import cpp_lines, detail_lines
@@ -37,40 +36,32 @@ def _is_repro(path: Path) -> bool:
 def cmd_repro(args: argparse.Namespace) -> int:
     from inspectc.cli.output import check_output, write_output
     from inspectc.render.repro import find_kernel, render_script, spec_for
-    from inspectc.store.open import open_report
 
     to_file = bool(args.output) and args.output != "-"
     if to_file:
         check_output(args.output, what="repro script", ours=_is_repro, inputs=[args.report], devices=True)
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         kernel = find_kernel(report, args.kernel)
         spec = spec_for(report, kernel)
         text = render_script(spec, report_name=Path(args.report).name, compile_id=kernel.compile_id)
     if to_file:
         write_output(args.output, text.encode("utf-8"), what="repro script")
-        shown = printable(args.output)
-        print(f"wrote {shown}: python {shown} runs {printable(kernel.name)} alone", file=sys.stderr)
+        tty.err(f"wrote {args.output}: python {args.output} runs {kernel.name} alone")
     else:
-        sys.stdout.write(_shown(text))  # a no-op: the script holds report text only as inert literals
+        tty.out(text, end="")  # a no-op: the script holds report text only as inert literals
     return 0
-
-
-def _shown(text: str) -> str:
-    """Report text as a terminal may show it: escapes and controls become ``?``, lines and tabs stay."""
-    return printable(text.replace("\r\n", "\n"), keep="\n\t")
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
     from inspectc.render.repro import find_kernel
-    from inspectc.store.open import open_report
 
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         kernel = find_kernel(report, args.kernel)
         out = [f"{kernel.name} ({kernel.language}, frame {kernel.compile_id})"]
         if kernel.language == "cpp":
             out += cpp_lines(kernel, report.cpu_build())
             out += ["", report.kernel_source(kernel)]
-            print(_shown("\n".join(out)))
+            tty.out("\n".join(out).replace("\r\n", "\n"))
             return 0
         detail = report.kernel_detail(kernel)
         if detail is None:
@@ -114,7 +105,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
                 out += [f"{n:6d}  {rows[n - 1]}" for n in mapping.get(args.line, [])] or ["  (no stage line)"]
             else:
                 out += ["", text]
-    print(_shown("\n".join(out)))
+    tty.out("\n".join(out).replace("\r\n", "\n"))
     return 0
 
 

@@ -7,6 +7,7 @@ import argparse
 from inspectc.analysis.roofline import Roofline, launch_reads, roofline
 from inspectc.analysis.text import cut_middle
 from inspectc.analysis.text import printable as _clean
+from inspectc.cli import tty
 from inspectc.cli.argv import compile_id_arg
 from inspectc.model import PROFILE_WINDOW, CompileId, Frame, Kernel, Run
 from inspectc.render.roofline import OVER_LIMIT, limit_text, method_lines
@@ -23,7 +24,6 @@ from inspectc.render.timefmt import (
     typical,
 )
 from inspectc.store.bench import L2_FLUSHED, BenchResults, Isolated
-from inspectc.store.open import open_report
 
 SORTS = ("time", "name", "calls")
 NAME_WIDTH = 60
@@ -206,7 +206,7 @@ def _bench_line(bench: BenchResults) -> str:
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         kernels = report.kernels
         if args.frame:
             kernels = [k for k in kernels if k.compile_id.same_compile(args.frame)]
@@ -217,7 +217,7 @@ def cmd_kernels(args: argparse.Namespace) -> int:
                 raise UsageError(f"no frame {args.frame} in {args.report} (frames: {known})")
         bench = report.bench
         reads = launch_reads(report, kernels) if bench.run is not None else {}  # only where % limit can be
-        print(
+        tty.out(
             render_kernels(
                 kernels, sort=args.sort, bench=bench, frames=report.frames, run=report.run, reads=reads
             )
@@ -225,7 +225,7 @@ def cmd_kernels(args: argparse.Namespace) -> int:
         aot = report.run_records.aot_compiles
         if aot and not args.frame:  # no Dynamo frame holds them: say where they are
             n = sum(len(a.kernels) for a in aot)
-            print(
+            tty.out(
                 f"AOTInductor: {n} kernel{'s' * (n != 1)} in {len(aot)} compile{'s' * (len(aot) != 1)},"
                 " not listed above (no Dynamo frame, not timed): inspectc summary, export --json's aot_compiles"
             )

@@ -7,33 +7,30 @@ this module owns ``summary`` and ``export`` and turns :class:`InspectcError` int
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from inspectc.analysis.text import printable
 from inspectc.cli.run import _run_parser, cmd_run
+from inspectc.cli.tty import err, out, read
 from inspectc.errors import InspectcError, UsageError
 from inspectc.version import __version__
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
     from inspectc.render.terminal import render_summary
-    from inspectc.store.open import open_report  # a report, a bundle, or a directory of rank reports
 
-    with open_report(args.report) as report:
-        print(render_summary(report, report_path=args.report))
+    with read(args.report) as report:  # a report, a bundle, or a directory of rank reports
+        out(render_summary(report, report_path=args.report))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from inspectc.analysis.text import finite, json_text
-    from inspectc.cli.output import check_output, write_output
+    from inspectc.cli import jsonout
+    from inspectc.cli.output import check_output, write_chunks
     from inspectc.render.export import export_report
-    from inspectc.store.open import open_report
 
     if args.perfetto:
         from inspectc.cli.perfetto import export_perfetto
@@ -42,14 +39,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     to_file = bool(args.output) and args.output != "-"
     if to_file:  # checked before the work: never over the input, a link or a stranger's file
         check_output(args.output, what="JSON export", ours=_is_export, inputs=[args.report], devices=True)
-    with open_report(args.report) as report:
+    with read(args.report) as report:
         data = export_report(report, sources=not args.no_source, report_path=args.report)
-    text = json.dumps(finite(data), indent=2 if args.pretty else None, ensure_ascii=False, allow_nan=False)
-    text = json_text(text) + "\n"
+    chunks = jsonout.pieces(data, 2 if args.pretty else None)  # never the whole text at once
     if to_file:
-        write_output(args.output, text.encode("utf-8"), what="JSON export")
+        write_chunks(args.output, chunks, what="JSON export")
     else:
-        sys.stdout.write(text)
+        for chunk in chunks:
+            out(chunk, end="")  # json_text escaped what a terminal acts on: exact, and unchanged here
     return 0
 
 
@@ -152,29 +149,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         refuse_empty_paths(args)
         return int(args.func(args) or 0)
     except InspectcError as exc:  # messages quote report text and file names: sanitized
-        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
+        err(f"inspectc: {exc}", keep="")  # one line, whatever report text it quotes
         return exc.exit_code
     except RecursionError:  # e.g. JSON nested 100,000 deep in a report or a TORCH_TRACE log
-        print("inspectc: input is nested too deeply to read (RecursionError)", file=sys.stderr)
+        err("inspectc: input is nested too deeply to read (RecursionError)")
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a path the user named: too long, a link loop, unreadable, ...
-        print(f"inspectc: {_os_error(exc)}", file=sys.stderr)
+        err(f"inspectc: {_os_error(exc)}", keep="")
         return 2
     except UnicodeError as exc:  # a name this terminal's encoding cannot show
-        print(
-            f"inspectc: cannot show text in this terminal's encoding ({printable(str(getattr(exc, 'reason', exc)))})",
-            file=sys.stderr,
-        )
+        reason = getattr(exc, "reason", exc)
+        err(f"inspectc: cannot show text in this terminal's encoding ({reason})", keep="")
         return 2
     except RuntimeError as exc:
         if "Symlink loop" not in str(exc):  # Path.resolve() before Python 3.13: not an OSError
             raise
-        print(f"inspectc: {printable(str(exc))}: too many levels of symbolic links", file=sys.stderr)
+        err(f"inspectc: {exc}: too many levels of symbolic links", keep="")
         return 2
     except KeyboardInterrupt:
-        print("inspectc: interrupted", file=sys.stderr)
+        err("inspectc: interrupted")
         return 130
 
 
@@ -182,8 +177,8 @@ def _os_error(exc: OSError) -> str:
     from inspectc.cli.output import shown, why
 
     if exc.filename is None:
-        return printable(why(exc))
-    return f"{shown(os.fsdecode(exc.filename))}: {printable(why(exc))}"
+        return why(exc)
+    return f"{shown(os.fsdecode(exc.filename))}: {why(exc)}"
 
 
 def entry() -> None:

@@ -3,7 +3,9 @@
 Every output goes to a fresh temporary file made exclusively (``mkstemp``, so ``O_EXCL``
 and a name nobody can predict) in the target's own folder, then takes the target's name
 in one ``os.replace``: a reader never sees half a file, a planted symlink at any name is
-never followed, and a failed command leaves nothing behind. :func:`check_output` refuses,
+never followed, and a failed command leaves nothing behind. While it writes, a command holds
+the lock ``inspectc run`` takes on its report (:mod:`inspectc.store.runlock`): a second
+command writing the same path refuses in one line instead of silently winning. :func:`check_output` refuses,
 in one line, a target that is a link, a directory, one of the command's inputs, or an
 existing file the command did not write earlier (a report, a bundle, notes.txt).
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from inspectc.analysis.text import printable, short_path
 from inspectc.errors import UsageError
+from inspectc.store import runlock
 from inspectc.store.target import umask
 
 Ours = Callable[[Path], bool]
@@ -112,17 +115,18 @@ def replacing(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     removed, never renamed, when the block raises.
     """
     target = Path(target)
-    tmp = _temp_beside(target, what)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with runlock.holding(target, what=what):
+        tmp = _temp_beside(target, what)
+        try:
+            yield tmp
+            os.chmod(tmp, 0o666 & ~umask())  # mkstemp made it private; an output is the user's
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def _temp_beside(target: Path, what: str) -> Path:
@@ -144,17 +148,18 @@ def creating(target: str | os.PathLike[str], *, what: str) -> Iterator[Path]:
     from inspectc.store.exclusive import place_new
 
     target = Path(target)
-    tmp = _temp_beside(target, what)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o666 & ~umask())
-        place_new(tmp, target)
-    except FileExistsError:
-        raise UsageError(f"refusing to overwrite {shown(target)}: it exists (move it away)") from None
-    except OSError as exc:
-        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    with runlock.holding(target, what=what):
+        tmp = _temp_beside(target, what)
+        try:
+            yield tmp
+            os.chmod(tmp, 0o666 & ~umask())
+            place_new(tmp, target)
+        except FileExistsError:
+            raise UsageError(f"refusing to overwrite {shown(target)}: it exists (move it away)") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def write_output(target: str | os.PathLike[str], data: bytes, *, what: str) -> Path:
@@ -169,6 +174,21 @@ def write_output(target: str | os.PathLike[str], data: bytes, *, what: str) -> P
         return target
     with replacing(target, what=what) as tmp:
         tmp.write_bytes(data)
+    return target
+
+
+def write_chunks(target: str | os.PathLike[str], chunks: Iterable[str], *, what: str) -> Path:
+    """:func:`write_output` for UTF-8 text made in pieces (a large export): never all in memory."""
+    target = Path(target)
+    try:
+        if _is_device(target):
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.writelines(chunks)
+            return target
+        with replacing(target, what=what) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+            fh.writelines(chunks)
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} to {shown(target)}: {why(exc)}") from None
     return target
 
 

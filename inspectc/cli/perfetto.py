@@ -5,24 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
+
+from inspectc.cli import tty
 
 
 def export_perfetto(args: argparse.Namespace) -> int:
     from inspectc.cli.output import check_output, write_output
     from inspectc.render.perfetto import chrome_trace
-    from inspectc.store.open import open_report
 
     what = "Chrome trace"
     check_output(args.perfetto, what=what, ours=_is_trace, inputs=[args.report], devices=True)
-    with open_report(args.report) as report:
+    with tty.read(args.report) as report:
         data = chrome_trace(report)
     write_output(args.perfetto, json.dumps(data, ensure_ascii=False).encode("utf-8"), what=what)
     slices = sum(1 for e in data["traceEvents"] if e.get("ph") == "X")
-    print(
-        f"{args.perfetto}: {slices} slices; open it in ui.perfetto.dev or chrome://tracing", file=sys.stderr
-    )
+    tty.err(f"{args.perfetto}: {slices} slices; open it in ui.perfetto.dev or chrome://tracing")
     return 0
 
 

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from inspectc.analysis.text import printable
+from inspectc.cli import tty
 from inspectc.cli.argv import split_own
 from inspectc.errors import InspectcError, UsageError
 from inspectc.model import CONFIG_MODULES, PROFILE_WINDOW
 from inspectc.model.limits import small_int
+from inspectc.model.terminal import safe
 
 _RUN_VALUE_OPTIONS = {"-o", "--output", "--profile-window", "-m", "--config"}
 _RUN_FLAGS = {
@@ -159,9 +161,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     if opts.tui and cap.ok:  # the report exists now: it can be followed while the script runs
         from inspectc.cli.tui import follow_command
 
-        print(
-            f"inspectc: follow this run in another terminal: {follow_command(str(output))}", file=sys.stderr
-        )
+        tty.err(f"inspectc: follow this run in another terminal: {follow_command(str(output))}")
     if code is not None:
         outcome = runner.run_code(code, script_argv)
     else:
@@ -237,7 +237,7 @@ def _status_line():  # noqa: ANN202 - returns a callable or None
         return None
 
     def show(text: str) -> None:
-        sys.stderr.write("\r\x1b[2K" + (f"inspectc: {text}" if text else ""))
+        sys.stderr.write("\r\x1b[2K" + (f"inspectc: {safe(text)}" if text else ""))  # our own escape only
         sys.stderr.flush()
 
     return show
@@ -245,15 +245,14 @@ def _status_line():  # noqa: ANN202 - returns a callable or None
 
 def _print_summary(path: Path) -> None:
     from inspectc.render.terminal import render_summary
-    from inspectc.store.open import open_report
 
     try:
-        with open_report(path) as report:
-            print(render_summary(report, report_path=_display_path(path)), file=sys.stderr)
+        with tty.read(path) as report:
+            tty.err(render_summary(report, report_path=_display_path(path)))
     except InspectcError as exc:  # messages quote report text and file names: sanitized
-        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
+        tty.err(f"inspectc: {exc}", keep="")
     except Exception as exc:  # noqa: BLE001 - a reader bug must not change the script's exit code
-        print(f"inspectc: could not print the summary ({type(exc).__name__}: {exc})", file=sys.stderr)
+        tty.err(f"inspectc: could not print the summary ({type(exc).__name__}: {exc})")
 
 
 def _display_path(path: Path) -> str:
@@ -270,6 +269,6 @@ def _open_tui(path: Path) -> None:
     try:
         cmd_tui(argparse.Namespace(report=str(path), follow=False))
     except (InspectcError, OSError) as exc:
-        print(f"inspectc: {printable(str(exc))}", file=sys.stderr)
+        tty.err(f"inspectc: {exc}", keep="")
     except SystemExit:
         pass

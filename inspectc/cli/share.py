@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from inspectc.analysis.text import printable
+from inspectc.cli import tty
 from inspectc.cli.output import creating, shown
 from inspectc.share import bundle
 from inspectc.share.bundle import Shared
@@ -74,26 +73,19 @@ def cmd_share(args: argparse.Namespace) -> int:
         _show_redactions(shared.removed)
     for path in (shared.markdown, shared.bundle, shared.html):
         if path is not None:
-            print(printable(str(path)))
+            tty.out(path)
     for flag in shared.flagged:
-        print(
-            printable(f"inspectc share: written as asked (--allow-flagged): {flag.line()}"), file=sys.stderr
-        )
+        tty.err(f"inspectc share: written as asked (--allow-flagged): {flag.line()}")
     what = "redacted" if not args.no_redact else "not redacted"
     if not args.no_redact:
-        print(f"inspectc share: removed by rule (once per field): {shared.replaced}", file=sys.stderr)
-    print(
-        printable(
-            f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})"
-        ),
-        file=sys.stderr,
-    )
+        tty.err(f"inspectc share: removed by rule (once per field): {shared.replaced}")
+    tty.err(f"inspectc: paste {shared.markdown.name} into the issue and attach {shared.bundle.name} ({what})")
     return 0
 
 
 def share(report_path: str | os.PathLike[str], **options: Any) -> Shared:
     """:func:`inspectc.share.bundle.share`, writing the Markdown and HTML as new files only."""
-    return bundle.share(report_path, write_text=_write_text, **options)
+    return bundle.share(report_path, write_text=_write_text, read=tty.read, **options)
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -107,13 +99,13 @@ def _show_redactions(removed: dict[tuple[str, str], set[str]]) -> None:
     by_rule: Counter[str] = Counter()
     for (_, rule), values in removed.items():
         by_rule[rule] += len(values)
-    print(f"inspectc share: removed from {len({w for w, _ in removed})} field(s):")
+    tty.out(f"inspectc share: removed from {len({w for w, _ in removed})} field(s):")
     for rule, n in sorted(by_rule.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(printable(f"  {rule}: {n}"))
+        tty.out(f"  {rule}: {n}")
     for (where, rule), values in sorted(removed.items()):
         shown_values = ", ".join(repr(v) for v in sorted(values)[:5])
         more = f" and {len(values) - 5} more" if len(values) > 5 else ""
-        print(printable(f"  {where}: {rule}: {shown_values}{more}"))
+        tty.out(f"  {where}: {rule}: {shown_values}{more}")
 
 
 def _check(target: str, extra_rules: tuple[Rule, ...] = ()) -> int:
@@ -123,16 +115,16 @@ def _check(target: str, extra_rules: tuple[Rule, ...] = ()) -> int:
     name = shown(target)
     checked = f"{verdict.detectors} and inspectc's own {verdict.rules} rules"
     if not verdict.findings:
-        print(
+        tty.out(
             f"inspectc share --check: {name}: no known secret pattern found by {checked}"
             f" in {', '.join(verdict.checked)} (a check, not a proof: read what you post)"
         )
         return 0
     findings = verdict.findings
-    print(printable(f"inspectc share --check: {name}: {len(findings)} finding(s) ({by_kind(findings)}):"))
+    tty.out(f"inspectc share --check: {name}: {len(findings)} finding(s) ({by_kind(findings)}):")
     for finding in findings[:SHOWN]:
-        print("  " + printable(finding.line()))
+        tty.out("  " + finding.line())
     if len(findings) > SHOWN:
-        print(f"  … and {len(findings) - SHOWN} more")
-    print(f"checked with {checked}")
+        tty.out(f"  … and {len(findings) - SHOWN} more")
+    tty.out(f"checked with {checked}")
     return 1

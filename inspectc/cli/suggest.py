@@ -24,11 +24,11 @@ from inspectc.analysis.remedies import Remedy, remedies
 from inspectc.analysis.text import printable
 from inspectc.analysis.views import Totals, break_groups, totals
 from inspectc.analysis.volatile import normalised
+from inspectc.cli import tty
 from inspectc.errors import UsageError
 from inspectc.model import Frame, KernelTime, Run
 from inspectc.model.costs import RegionGaps
 from inspectc.model.stats import MIN_SAMPLES, mann_whitney_p
-from inspectc.store.open import open_report
 from inspectc.store.origin import consent
 from inspectc.store.reader import Report
 
@@ -72,7 +72,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
             f"suggest reads a report, not a script: record it first with `inspectc run -o run.inspectc "
             f"{shlex.quote(args.report)}`, then `inspectc suggest run.inspectc`"
         )
-    with open_report(args.report) as report:  # a bundle's folder lives as long as the command
+    with tty.read(args.report) as report:  # a bundle's folder lives as long as the command
         return _suggest(args, report)
 
 
@@ -87,21 +87,21 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
     )
     found = [r for r in remedies(frames) if _wanted(r, args.only)]
     tries = [r for r in found if r.change is not None]
-    print(
+    tty.out(
         f"inspectc suggest: {len(tries)} config remed{'y' if len(tries) == 1 else 'ies'} to try,"
         f" {len(found) - len(tries)} code change{'s' * (len(found) - len(tries) != 1)}"
     )
     if not found:
-        print("  no known remedy for this report's graph breaks and recompiles")
+        tty.out("  no known remedy for this report's graph breaks and recompiles")
     for remedy in found:
         if remedy.change is None:
             _print_code_remedy(remedy, frames)
     if args.list or not tries:
         for remedy in tries:
-            print(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
+            tty.out(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
         return 0
     command, cwd = _recorded_command(run)
-    consent(report.meta, "suggest", ["inspectc", "run", *command], yes=args.yes)
+    consent(report.rows, report.meta, "suggest", ["inspectc", "run", *command], yes=args.yes)
     deadline = time.monotonic() + args.budget
     base = _trial("baseline", [], command, cwd, _free_path(source, "baseline"), deadline)
     with tempfile.TemporaryDirectory(prefix="inspectc-suggest-") as scratch:
@@ -109,12 +109,12 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
         again = _trial("baseline again", [], command, cwd, Path(scratch) / "again.inspectc", deadline)
     base.noisy = again.error is None and again.stdout != base.stdout
     if base.noisy:
-        print(f"  baseline output varies run to run ({_first_difference(base.stdout, again.stdout)})")
+        tty.out(f"  baseline output varies run to run ({_first_difference(base.stdout, again.stdout)})")
     tried: list[tuple[Remedy, Trial]] = []
     for remedy in tries:
         assert remedy.change is not None
         if time.monotonic() >= deadline:
-            print(f"\n--config {remedy.change.option}: not tried (budget of {args.budget:.0f}s spent)")
+            tty.out(f"\n--config {remedy.change.option}: not tried (budget of {args.budget:.0f}s spent)")
             continue
         label = remedy.change.option
         trial = _trial(label, ["--config", label], command, cwd, _free_path(source, "suggest"), deadline)
@@ -133,11 +133,13 @@ def _print_ranking(base: Trial, tried: list[tuple[Remedy, Trial]]) -> None:
             ranked.append((best.noise is None and best.saved_us > 0, best.saved_us, remedy, best))
     if len(ranked) < 2:
         return
-    print("\nRanked by time saved per call:")
+    tty.out("\nRanked by time saved per call:")
     for real, saved, remedy, best in sorted(ranked, key=lambda r: (not r[0], -r[1])):
         assert remedy.change is not None
         note = "" if real else f"  ({best.noise or 'no saving'})"
-        print(f"  {_ms(saved):>10}  {printable(remedy.change.python)}  on {printable(best.function)}(){note}")
+        tty.out(
+            f"  {_ms(saved):>10}  {printable(remedy.change.python)}  on {printable(best.function)}(){note}"
+        )
 
 
 def _wanted(remedy: Remedy, only: list[str]) -> bool:
@@ -194,7 +196,7 @@ def _trial(label: str, extra: list[str], command: list[str], cwd: str, out: Path
     if not out.exists():
         trial.error = (proc.stderr.strip().splitlines() or ["no report written"])[-1]
         return trial
-    with open_report(out) as report:
+    with tty.read(out) as report:
         frames = list(report.frames)
         gaps = report.region_gaps()
     trial.totals = totals(frames)
@@ -253,19 +255,19 @@ def _break_keys(frames: list[Frame]) -> frozenset[tuple[str, int | None, str]]:
 
 def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
     assert remedy.change is not None
-    print(
+    tty.out(
         f"\n--config {printable(remedy.change.option)}   ({printable(remedy.why)}; for {', '.join(remedy.targets)})"
     )
-    print(f"  report: {trial.report}  ({trial.seconds:.0f}s)")
+    tty.out(f"  report: {trial.report}  ({trial.seconds:.0f}s)")
     if trial.error or trial.totals is None or base.totals is None:
-        print(f"  failed: {printable(trial.error or base.error or 'no report')}")
+        tty.out(f"  failed: {printable(trial.error or base.error or 'no report')}")
         return
     gone, new = base.breaks - trial.breaks, trial.breaks - base.breaks
     for what, items in (("gone", gone), ("new", new)):
         for name, line, reason in sorted(items, key=str):
-            print(f"  break {what}: {printable(name)}:{line} {printable(reason)[:90]}")
+            tty.out(f"  break {what}: {printable(name)}:{line} {printable(reason)[:90]}")
     b, t = base.totals, trial.totals
-    print(
+    tty.out(
         f"  breaks {b.graph_breaks} -> {t.graph_breaks}, recompiles {base.recompiles} -> {trial.recompiles},"
         f" frames {b.frames} -> {t.frames}, kernels {b.kernels} -> {t.kernels},"
         f" compile {b.compile_time_s:.1f}s -> {t.compile_time_s:.1f}s"
@@ -277,21 +279,21 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
             else f"costs {_ms(-s.saved_us)} more per call"
         )
         note = f" ({s.noise})" if s.noise else ""
-        print(
+        tty.out(
             f"  time per call of {printable(s.function)}(): {_ms(s.before.typical_us)} -> {_ms(s.after.typical_us)}"
             f" (n={s.before.calls}/{s.after.calls}): {saved}{note}"
         )
     if not base.calls or not trial.calls:
-        print("  time per call: not measured (a run without timings, or no compiled call in its window)")
+        tty.out("  time per call: not measured (a run without timings, or no compiled call in its window)")
     if trial.exit_code != base.exit_code:
-        print(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
-    print("  output: " + _output_verdict(base, trial))
+        tty.out(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
+    tty.out("  output: " + _output_verdict(base, trial))
     better = len(gone) > len(new) or trial.recompiles < base.recompiles
     if better and trial.exit_code == base.exit_code:
-        print(f"  verdict: helps; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
+        tty.out(f"  verdict: helps; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
     else:
-        print("  verdict: does not help here (no break or recompile fewer): leave it out")
-    print(f"  compare: inspectc diff {base.report} {trial.report}")
+        tty.out("  verdict: does not help here (no break or recompile fewer): leave it out")
+    tty.out(f"  compare: inspectc diff {base.report} {trial.report}")
 
 
 def _ms(us: float) -> str:
@@ -320,12 +322,12 @@ def _first_difference(before: str, after: str) -> str:
 
 
 def _print_code_remedy(remedy: Remedy, frames: list[Frame]) -> None:
-    print(f"\ncode change: {printable(remedy.code or '')}   ({printable(remedy.why)[:80]})")
+    tty.out(f"\ncode change: {printable(remedy.code or '')}   ({printable(remedy.why)[:80]})")
     for target in remedy.targets:
-        print(f"  at {printable(target)}")
+        tty.out(f"  at {printable(target)}")
         resume = _resume_frame(target, frames)
         if resume is not None:
-            print(
+            tty.out(
                 f"  the break made {printable(resume.function or '?')} (frame {resume.compile_id}),"
                 " which compiles the rest of the function after the break"
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from inspectc.analysis import remedies
@@ -14,6 +14,7 @@ from inspectc.analysis.views import break_groups
 from inspectc.model import GRAPH_KINDS, CompileId, Frame, Kernel, to_plain
 from inspectc.model.irmap import line_map
 from inspectc.model.kernel_detail import grid_of, occupancy
+from inspectc.model.limits import Limit, most
 from inspectc.model.phases import kernel_phase
 from inspectc.render import programs
 from inspectc.render.rank_render import export_rank_differences
@@ -26,6 +27,28 @@ from inspectc.version import __version__
 
 # Graph kinds every frame lists in "graphs" (null when not recorded).
 _CONTRACT_GRAPHS = ("dynamo", "aot_forward", "aot_backward", "post_grad")
+# Graph and kernel source text one export carries (times INSPECTC_LIMITS): past it, a source
+# is null and "sources_left_out" counts it, so an export's memory never follows a report's size.
+SOURCE_CHARS = Limit(128 << 20, 8 << 20)
+
+
+class _Sources:
+    """Reads a graph or kernel source while the export's source budget lasts."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.left = most(SOURCE_CHARS)
+        self.left_out = 0
+
+    def take(self, read: Callable[[], str | None]) -> str | None:
+        if not self.on:
+            return None
+        text = read() if self.left > 0 else None
+        if self.left <= 0 or (text is not None and len(text) > self.left):
+            self.left, self.left_out = 0, self.left_out + 1  # the budget is spent: no more source
+            return None
+        self.left -= len(text or "")
+        return text
 
 
 def export_report(report: Report, *, sources: bool = True, report_path: str | None = None) -> dict[str, Any]:
@@ -33,8 +56,9 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
     by_frame: dict[CompileId, list[Kernel]] = {}
     for k in report.kernels:
         by_frame.setdefault(k.compile_id, []).append(k)
-    frames = [_frame(report, f, by_frame.get(f.compile_id, []), sources) for f in report.frames]
-    return {
+    budget = _Sources(sources)
+    frames = [_frame(report, f, by_frame.get(f.compile_id, []), budget) for f in report.frames]
+    plain = {
         "schema_version": report.schema_version,
         "inspectc_version": report.inspectc_version or __version__,
         "torch_version": run.torch_version,
@@ -68,13 +92,15 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
         "records": report.account.plain(),  # every trace record: used, or kept raw (by name)
         "summary": page_plain(summary_page(report, report_path=report_path)),  # what every output shows
     }
+    plain["sources_left_out"] = budget.left_out  # past the export's budget (SOURCE_CHARS): null
+    return plain
 
 
-def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> dict[str, Any]:
+def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: _Sources) -> dict[str, Any]:
     graphs: dict[str, str | None] = {kind: None for kind in _CONTRACT_GRAPHS}
     for kind in f.graph_kinds:
         if kind in GRAPH_KINDS or kind.endswith("_backward"):
-            graphs[kind] = report.graph(f.compile_id, kind) if sources else None
+            graphs[kind] = sources.take(lambda: report.graph(f.compile_id, kind))  # noqa: B023 - called now
     return {
         "compile_id": str(f.compile_id),
         "rank": f.rank,
@@ -138,7 +164,9 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: bool) -> di
     }
 
 
-def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[str] = ()) -> dict[str, Any]:
+def _kernel(
+    report: Report, k: Kernel, sources: _Sources, graph_kinds: Collection[str] = ()
+) -> dict[str, Any]:
     time = None
     if k.time is not None:
         time = {
@@ -160,7 +188,7 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "rank": k.rank,
         "language": k.language,
         "kind": k.kind,
-        "source": report.kernel_source(k) if sources else None,
+        "source": sources.take(lambda: report.kernel_source(k)),
         "graph": k.graph_kind,
         "phase": kernel_phase(k, graph_kinds),
         "fused_nodes": list(k.fused_nodes),
@@ -169,7 +197,7 @@ def _kernel(report: Report, k: Kernel, sources: bool, graph_kinds: Collection[st
         "isolated": to_plain(report.bench.kernel(k.compile_id, k.graph_kind, k.name)),
         "roofline": _roofline(report, k),
         "meta": to_plain(k.meta),
-        "compiled": _compiled(report, k, sources),
+        "compiled": _compiled(report, k, sources.on),
     }
 
 

@@ -9,6 +9,8 @@ copy cell by cell; a bundle it flags is not written unless the user says so
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import re
 import stat
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from inspectc.analysis.text import location, printable, short_path
 from inspectc.errors import ReportError, SecretsFlagged, UsageError
+from inspectc.model.limits import SHARE_TEXT_CHARS, TextBudget
 from inspectc.render.share.info import share_page
 from inspectc.render.share.markdown import GITHUB_LIMIT, render_markdown
 from inspectc.share import detect
@@ -28,6 +31,7 @@ from inspectc.share.found import redactor_for
 from inspectc.share.redact import LEFT_OUT, Redactor
 from inspectc.share.rules import Rule
 from inspectc.share.transform import redacted_copy
+from inspectc.store import runlock
 from inspectc.store.bundle import write_bundle
 from inspectc.store.exclusive import TargetExists, remove_on_signal
 from inspectc.store.open import open_report
@@ -64,11 +68,14 @@ def share(
     limit: int = GITHUB_LIMIT,
     extra_rules: tuple[Rule, ...] = (),
     allow_flagged: bool = False,
+    read: Callable[[Path], Report] = open_report,
 ) -> Shared:
     """Write ``STEM.share.md``, ``STEM.share.zip`` (and ``STEM.share.html``) for a report.
 
     Raises :class:`SecretsFlagged` (nothing written) when detect-secrets flags any member and
-    *allow_flagged* is not set; *write_text* writes the Markdown and HTML files."""
+    *allow_flagged* is not set; *write_text* writes the Markdown and HTML files; *read* opens
+    the report (the CLI's says what the store noticed). The redactor works through
+    ``SHARE_TEXT_CHARS`` of text at most, and the bundle's path is locked while it is made."""
     src = Path(report_path)
     try:  # the input first: a missing or unusable path is said as such, before any folder is made
         os.stat(src)
@@ -78,11 +85,16 @@ def share(
     stem = src.name.removesuffix(".inspectc").removesuffix(".zip") or "report"
 
     with (
-        open_report(src) as original,
+        contextlib.ExitStack() as locks,
+        read(src) as original,
         tempfile.TemporaryDirectory(prefix="inspectc-share-") as tmp,  # 0700: holds unredacted text
         remove_on_signal(tmp),
     ):
         redactor = redactor_for(original, extra_rules=extra_rules) if redact else None
+        if redactor is not None:  # issue 38: redaction (~1 MB/s) is bounded
+            redactor = dataclasses.replace(
+                redactor, budget=TextBudget(src, "texts to redact", SHARE_TEXT_CHARS)
+            )
         stem = _public_stem(redactor, stem)  # the files' names are posted too
         md_path = out_dir / f"{stem}.share.md"
         zip_path = out_dir / f"{stem}.share.zip"
@@ -92,6 +104,7 @@ def share(
             raise UsageError(f"share would overwrite its input {_shown(src)}: choose another -o DIR")
         for path in outputs:
             check_target(path)
+        locks.enter_context(runlock.holding(zip_path, what="share"))  # issue 38: one writer, before the work
         copy = Path(tmp) / REPORT_MEMBER
         redacted_copy(original.path, copy, redactor, no_source=no_source)
         markdown, page, repros = _render(copy, src, zip_path.name, html_path is not None, limit)

@@ -26,6 +26,7 @@ from typing import Any
 
 from inspectc.errors import ReportError, UsageError
 from inspectc.model.decode.record_keys import CHECKSUM_KEYS
+from inspectc.model.limits import SHARE_TEXT_CHARS, TextBudget
 from inspectc.share import detect
 from inspectc.share.found import redactor_for
 from inspectc.share.redact import Redactor
@@ -86,6 +87,7 @@ def check_bundle(
 ) -> Verdict:
     findings: list[Finding] = []
     docs: list[detect.Doc] = []
+    budget = TextBudget(path, "texts to check", SHARE_TEXT_CHARS)  # issue 38: bounded work
     with open_bundle(path) as report:
         # What the report still records (an unredacted run's host, cwd) and this machine's names.
         own = redactor_for(report, this_machine=this_machine, extra_rules=extra_rules)
@@ -97,12 +99,14 @@ def check_bundle(
         for where, text in report_texts(report.path):
             if where.startswith("events ") and where.rsplit(".", 1)[-1].rsplit(" ", 1)[-1] in CHECKSUM_KEYS:
                 findings.append(Finding("payload checksum", f"report.inspectc: {where}"))
+            budget.spend(len(text))
             _look(own, text, f"report.inspectc: {where}", findings)
             doc.add(f"report.inspectc: {where}", text)
         docs.append(doc)
     checked = ["report.inspectc"]
     for name, text in _text_members(path):
         shown = as_read(name, text)
+        budget.spend(len(shown))
         _look(own, shown, name, findings)
         docs.append(member_doc(name, shown))
         checked.append(name)

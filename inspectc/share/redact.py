@@ -26,6 +26,7 @@ from typing import Any
 
 from inspectc.model import secrets as run_secrets
 from inspectc.model.decode.record_keys import SOURCE_FREE_EVENTS
+from inspectc.model.limits import TextBudget
 from inspectc.share.rules import NAME as _NAME
 from inspectc.share.rules import RULES, Rule, group_regex
 
@@ -96,6 +97,8 @@ class Redactor:
     # (field, rule) -> removed values, for --show-redactions and the counts (never written)
     removed: dict[tuple[str, str], set[str]] = field(default_factory=dict, compare=False)
     where: list[str] = field(default_factory=lambda: ["report"], compare=False)
+    # issue 38: what this redactor may still work through (share sets it; None: no limit)
+    budget: TextBudget | None = field(default=None, compare=False)
 
     @property
     def counts(self) -> Counter[str]:
@@ -201,6 +204,8 @@ class Redactor:
         60 columns, the carets under a traceback's code line. So on a line where something
         was replaced, a later run of three or more blanks becomes two, and a caret line just
         below it is dropped."""
+        if self.budget is not None:
+            self.budget.spend(len(text))
         edits = [(m.start(), m.end(), self._replacement(m)) for m in self.pattern.finditer(text)]
         if edits:
             edits = _without_layout(text, edits)

@@ -21,6 +21,7 @@ from typing import Any
 
 from inspectc.errors import ReportError, UsageError
 from inspectc.model import Run, to_plain
+from inspectc.model.terminal import safe
 from inspectc.store import origin
 from inspectc.store.bundle import open_single
 from inspectc.store.oneshot import OneShotWriter
@@ -51,7 +52,7 @@ def plan_inputs(reports: Sequence[Report], paths: Sequence[Path]) -> tuple[list[
     """Decide which rank each input's rows get in the merged report."""
     if not reports:
         raise UsageError("merge: give at least one report")
-    found = [(path, r.path, r.run, _stored_ranks(r)) for path, r in zip(paths, reports, strict=True)]
+    found = [(path, r.file, r.run, _stored_ranks(r)) for path, r in zip(paths, reports, strict=True)]
     singles = [(run, ranks) for _, _, run, ranks in found if len(ranks) <= 1]
     multi_ranks = [r for _, _, _, ranks in found if len(ranks) > 1 for r in ranks]
     wanted = [_own_rank(run, ranks) for run, ranks in singles]
@@ -191,9 +192,8 @@ def _regular(path: Path) -> bool:
 
 
 def _shown(text: str) -> str:
-    """A file name for the terminal (store reads no analysis): every unprintable character, an
-    escape's ESC included, becomes ``?``."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+    """A file name for the terminal, through the one sanitizer."""
+    return safe(text)
 
 
 def per_rank_reports(paths: list[Path]) -> list[Path]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from inspectc.errors import ReportError
 from inspectc.model import CompileId, Frame
+from inspectc.model.limits import MAX_FRAMES, most
 from inspectc.store import untrusted
 from inspectc.store.schema import NO_RANK
 from inspectc.store.writer import ReportWriter
@@ -30,8 +31,14 @@ class OneShotWriter(ReportWriter):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__(path, flush_s=3600.0, publish_at_close=True)
         self.pending: dict[CompileId, Frame] = {}
+        self.source: Path | str = "the input"  # what is read, for the one line of a limit
 
     def put_frame(self, frame: Frame) -> None:
+        if frame.compile_id not in self.pending and len(self.pending) >= most(MAX_FRAMES):
+            raise ReportError(  # readers refuse more: a log of a million recompiles stops here (issue 38)
+                f"{self.source}: more than {most(MAX_FRAMES):,} compiled frames, more than a report"
+                " inspectc reads: refused (INSPECTC_LIMITS=N raises the limits)"
+            )
         self.pending[frame.compile_id] = frame
 
     def flush(self) -> None:
@@ -72,7 +79,8 @@ class OneShotWriter(ReportWriter):
                 raise ReportError(f"cannot write report {self.path}: {self.failure}")
             db = self._db
             budget = untrusted.guard(db, shown)
-            db.execute("ATTACH DATABASE ? AS src", (source.resolve().as_uri() + "?mode=ro",))
+            # immutable, as every read of a report: a journal beside an input is never played back
+            db.execute("ATTACH DATABASE ? AS src", (source.resolve().as_uri() + "?mode=ro&immutable=1",))
             try:
                 db.execute("BEGIN")
                 top = _copy_rows(db, rank, seq_offset)

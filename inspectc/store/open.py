@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from inspectc.errors import ReportError
-from inspectc.store import bundle
+from inspectc.store import bundle, snapshot
 from inspectc.store.bundle import open_single
 from inspectc.store.reader import Report, check_path
 
@@ -30,8 +30,13 @@ class _TemporaryReport(Report):
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def open_report(path: str | os.PathLike[str]) -> Report:
+def open_report(path: str | os.PathLike[str], *, private: bool = False) -> Report:
     """Open *path*: a report, a share bundle (``.zip``), or a folder of per-rank reports.
+
+    Every report is read ``immutable``; :attr:`Report.notices` holds the one line a reader
+    shows when a journal or WAL beside one was left unread. With *private* (the TUI, which
+    reads lazily for as long as it runs), a report file is read from a private snapshot
+    verified at open (a bundle and a folder are private copies already).
 
     In a folder, the per-rank reports are merged on the fly (into a temporary file); a
     report that already holds several ranks (an earlier merge) is left out when per-rank
@@ -45,7 +50,7 @@ def open_report(path: str | os.PathLike[str]) -> Report:
     check_path(target)
     if bundle.is_bundle(target):
         return bundle.open_bundle(target)
-    return Report(target)
+    return Report(target, private=private)
 
 
 def _open_folder(folder: Path) -> Report:
@@ -56,6 +61,7 @@ def _open_folder(folder: Path) -> Report:
         raise ReportError(f"{folder} is a directory with no reports (*.inspectc) in it")
     if len(found) == 1:
         return open_single(found[0])
+    notices = [line for p in found if (line := snapshot.notice(p))]
     tmp = Path(tempfile.mkdtemp(prefix="inspectc-merge-"))
     atexit.register(shutil.rmtree, tmp, True)
     merged = tmp / "merged.inspectc"
@@ -67,4 +73,6 @@ def _open_folder(folder: Path) -> Report:
             f"{folder}: its {len(found)} reports do not name distinct ranks ({names}): not one"
             " job's ranks; open one report, or inspectc merge them to number them by position"
         )
-    return _TemporaryReport(merged, tmp)
+    report = _TemporaryReport(merged, tmp)
+    report.notices[:0] = notices  # each rank's journal, left unread, is said once
+    return report

@@ -6,13 +6,10 @@ import json
 import os
 import shutil
 import sqlite3
-import stat
-import tempfile
 import weakref
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +20,17 @@ from inspectc.model import costs as region_costs
 from inspectc.model.account import ACCOUNT_EVENT, Account, read_account
 from inspectc.model.costs import EAGER_EVENT, GAPS_EVENT, EagerFrame, RegionGaps
 from inspectc.model.kernel_detail import CPU_BUILD_EVENT, DETAIL_EVENT, CpuBuild, KernelDetail
+from inspectc.model.limits import (
+    MAX_FRAMES,
+    MAX_KERNELS,
+    PER_PROCESS_ROWS,
+    most,
+)
 from inspectc.model.runrecords import RECORDS_EVENT, RunRecords
 from inspectc.model.runrecords import join as join_records
 from inspectc.store import bench as bench_table
-from inspectc.store import migrations, untrusted
-from inspectc.store.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress, journal
+from inspectc.store import bounds, migrations, snapshot, untrusted
+from inspectc.store.schema import FORMAT, NO_RANK, SCHEMA_VERSION, SQLITE_MAGIC, decompress
 from inspectc.store.schema import db_rank as _rank
 from inspectc.store.validate import load_checked as _load
 from inspectc.store.validate import parse_checked
@@ -59,9 +62,8 @@ def check_path(path: Path) -> None:
         raise ReportError(f"{path} is not a regular file, not a report")
 
 
-def check_report_file(path: Path) -> bool:
-    """Raise :class:`ReportError` with one clear line unless *path* looks like a report; True
-    when its header says WAL mode (bytes 18-19 = 2), which inspectc never writes."""
+def check_report_file(path: Path) -> None:
+    """Raise :class:`ReportError` with one clear line unless *path* looks like a report."""
     check_path(path)
     try:
         with path.open("rb") as fh:
@@ -72,65 +74,39 @@ def check_report_file(path: Path) -> bool:
         raise ReportError(f"{path} is empty (0 bytes): not an inspectc report")
     if head[:16] != SQLITE_MAGIC:
         raise ReportError(f"{path} is not an inspectc report (unknown file format)")
-    return head[18:20] == b"\x02\x02"
-
-
-JOURNAL_MIN_CAP = 64 << 20  # a rollback journal holds original pages: never much over the file
-
-
-def _copy_journal(report: Path, target: Path) -> None:
-    """Copy *report*'s hot journal for a private roll-back: a regular file only (a link is never
-    followed) and no larger than a journal of this report can be."""
-    source = journal(report)
-    try:
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if os.path.islink(source):
-            raise ReportError(
-                f"{report}: its journal {source.name} is a symbolic link (not followed): cannot recover the report"
-            ) from None
-        raise ReportError(f"cannot read {source}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as src:
-        info = os.fstat(src.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ReportError(f"{report}: its journal {source.name} is not a regular file: not read")
-        cap = max(JOURNAL_MIN_CAP, 2 * os.stat(report).st_size)
-        if info.st_size > cap:
-            raise ReportError(
-                f"{report}: its journal {source.name} is {info.st_size >> 20} MB, more than a journal of"
-                f" this report can hold ({cap >> 20} MB): not read"
-            )
-        with open(target, "xb") as dst:
-            shutil.copyfileobj(src, dst, length=1 << 20)
 
 
 class Report:
     """A report opened for reading. Frames load at once; graphs, sources and events lazily."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, private: bool = False) -> None:
+        """Open *path* read-only and ``immutable`` (see :mod:`inspectc.store.snapshot`): no
+        journal or WAL beside it is ever played back, created or removed. With *private* (the
+        TUI), or while a live command writes it, a private snapshot is read instead."""
         self.path = Path(path)
-        # A WAL-mode file (not ours) opens immutable: SQLite would otherwise create (or take
-        # over) -wal and -shm files beside it and apply a stranger's -wal to what it reads.
-        wal = check_report_file(self.path)
-        self._recovery: Callable[[], Any] | None = None
-        try:
+        check_report_file(self.path)
+        self.notices: list[str] = [line] if (line := snapshot.notice(self.path)) else []
+        self.file = self.path  # the file SQLite reads: the report, or a private snapshot of it
+        self._private: Callable[[], Any] | None = None
+        if private or snapshot.being_written(self.path):
+            folder = snapshot.private_folder()
+            self._private = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
             try:
-                self._db, self._budget = _connect_read_only(self.path, immutable=wal)
-                untrusted.verify(self._db, self._budget)
-            except (sqlite3.OperationalError, ReportError):
-                if not journal(self.path).is_file():
-                    raise
-                # A run killed mid-transaction leaves a hot journal that only a writer may
-                # roll back: roll it back in a private copy, never in the user's file.
-                if hasattr(self, "_db"):
-                    self._db.close()
-                self._db, self._budget = self._recovered_copy()
-                untrusted.verify(self._db, self._budget)
+                self.file = snapshot.snapshot(self.path, folder)
+            except BaseException:
+                self._private()
+                raise
+        try:
+            self._db, self._budget = untrusted.open_verified(self.file, shown=self.path)
             rows = untrusted.run(self._db, self._budget, "SELECT key, value FROM meta")
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # see _query
+            self.close()
             if "no such table" in str(exc):
                 raise ReportError(f"{self.path} is an SQLite database but not an inspectc report") from None
             raise ReportError(f"{self.path} is not a readable inspectc report ({exc})") from None
+        except BaseException:
+            self.close()
+            raise
         self.meta: dict[str, str] = {str(k): str(v) for k, v in rows}
         if self.meta.get("format") != FORMAT:
             raise ReportError(f"{self.path} is an SQLite database but not an inspectc report")
@@ -152,29 +128,17 @@ class Report:
         self._run_records: RunRecords | None = None
         self._bench: bench_table.BenchResults | None = None
         self._details: tuple[list[int], list[KernelDetail]] | None = None
-        self._payload = lru_cache(maxsize=16)(self._load_payload)
-
-    def _recovered_copy(self) -> tuple[sqlite3.Connection, untrusted.Budget]:
-        tmp = tempfile.mkdtemp(prefix="inspectc-recover-")
-        self._recovery = weakref.finalize(self, shutil.rmtree, tmp, ignore_errors=True)
-        copy = Path(tmp) / "report.inspectc"
-        try:
-            shutil.copyfile(self.path, copy)
-            _copy_journal(self.path, journal(copy))
-        except OSError as exc:
-            raise ReportError(f"cannot read {self.path}: {exc.strerror or exc}") from None
-        self.path = copy
-        db = sqlite3.connect(str(copy), check_same_thread=False)
-        db.text_factory = _text
-        budget = untrusted.guard(db, self.path)
-        db.execute("PRAGMA query_only=1")
-        return db, budget
+        self._payload = bounds.PayloadCache(self._load_payload)
 
     # -- metadata ----------------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         # UnicodeDecodeError: sqlite3 decodes SQLite's own error messages strictly, and a
         # corrupt schema puts raw bytes in them (untrusted.run turns it into one line).
         return untrusted.run(self._db, self._budget, sql, args)
+
+    def rows(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of *sql*, streamed under the read budget (a long scan never holds them all)."""
+        return untrusted.stream(self._db, self._budget, sql, args)
 
     def _meta_json(self, key: str) -> Any:
         text = self.meta.get(key)
@@ -207,9 +171,14 @@ class Report:
     @property
     def frames(self) -> list[Frame]:
         if self._frames is None:
-            rows = self._query("SELECT data FROM frames ORDER BY ordinal, rank, compile_id")
             frames = []
-            for (data,) in rows:
+            for (data,) in bounds.capped(
+                self.rows,
+                self.path,
+                "frames",
+                MAX_FRAMES,
+                "SELECT data FROM frames ORDER BY ordinal, rank, compile_id",
+            ):
                 try:
                     plain = json.loads(data)
                 except (ValueError, TypeError, RecursionError) as exc:
@@ -231,10 +200,13 @@ class Report:
     @property
     def kernels(self) -> list[Kernel]:
         if self._kernels is None:
-            rows = self._query(
-                "SELECT id, rank, compile_id, name, language, kind, graph_kind, data FROM kernels ORDER BY id"
+            sql = (
+                "SELECT data, id, rank, compile_id, name, language, kind, graph_kind FROM kernels ORDER BY id"
             )
-            self._kernels = [_kernel_from_row(row, self.path) for row in rows]
+            self._kernels = [
+                _kernel_from_row(row, self.path)
+                for row in bounds.capped(self.rows, self.path, "kernels", MAX_KERNELS, sql)
+            ]
         return self._kernels
 
     def frame_kernels(self, cid: CompileId) -> list[Kernel]:
@@ -251,7 +223,8 @@ class Report:
         """Exported programs, AOT compiles, links, artifacts, collectives: every process's."""
         if self._run_records is None:
             rows = self._query(
-                "SELECT seq, rank, payload FROM events WHERE name = ? ORDER BY seq", (RECORDS_EVENT,)
+                "SELECT seq, rank, payload FROM events WHERE name = ? ORDER BY seq LIMIT ?",
+                (RECORDS_EVENT, most(PER_PROCESS_ROWS)),
             )
             parts = []
             for seq, rank, blob in rows:
@@ -272,7 +245,10 @@ class Report:
         Parsed once per set of events (a followed report that grew is read again)."""
         seqs = [
             seq
-            for (seq,) in self._query("SELECT seq FROM events WHERE name = ? ORDER BY seq", (DETAIL_EVENT,))
+            for (seq,) in self._query(
+                "SELECT seq FROM events WHERE name = ? ORDER BY seq LIMIT ?",
+                (DETAIL_EVENT, most(MAX_KERNELS)),
+            )
         ]
         cached = self._details
         if cached is not None and cached[0] == seqs:
@@ -349,7 +325,10 @@ class Report:
     @property
     def account(self) -> Account:
         """Every structured-trace record the report was built from: used, or kept raw."""
-        rows = self._query("SELECT payload FROM events WHERE name = ? ORDER BY seq", (ACCOUNT_EVENT,))
+        rows = self._query(
+            "SELECT payload FROM events WHERE name = ? ORDER BY seq LIMIT ?",
+            (ACCOUNT_EVENT, most(PER_PROCESS_ROWS)),
+        )
         bodies = []
         for (blob,) in rows:
             try:
@@ -422,9 +401,11 @@ class Report:
         return int(self._query(sql, own)[0][0])
 
     def close(self) -> None:
-        self._db.close()
-        if self._recovery is not None:
-            self._recovery()
+        db = getattr(self, "_db", None)
+        if db is not None:
+            db.close()
+        if self._private is not None:
+            self._private()
 
     def __enter__(self) -> Report:
         return self
@@ -434,7 +415,7 @@ class Report:
 
 
 def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
-    kid, rank, cid, name, language, kind, graph_kind, data = row
+    data, kid, rank, cid, name, language, kind, graph_kind = row
     try:
         extra = json.loads(data)
     except (ValueError, TypeError, RecursionError):
@@ -464,15 +445,3 @@ def _kernel_from_row(row: tuple[Any, ...], path: Path) -> Kernel:
 
 def _index(value: Any) -> int | None:
     return value if isinstance(value, int) else None
-
-
-def _connect_read_only(path: Path, *, immutable: bool = False) -> tuple[sqlite3.Connection, untrusted.Budget]:
-    db, budget = untrusted.connect(path, immutable=immutable)
-    db.execute("PRAGMA busy_timeout=5000")
-    return db, budget
-
-
-def _text(raw: bytes) -> str:
-    # TEXT cells of a corrupt or hostile file may hold invalid UTF-8 (sqlite3 would raise
-    # UnicodeDecodeError on the whole query).
-    return raw.decode("utf-8", "replace")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from inspectc.errors import ReportError
-from inspectc.store import untrusted
+from inspectc.store import origin, untrusted
 from inspectc.store.schema import BENCH_SQL, compress, decompress
 from inspectc.store.target import open_target
 
@@ -124,6 +124,8 @@ class _Reader:
 
 def _copy(src: _Reader, out: sqlite3.Connection, rewrite: Rewrite) -> None:
     for key, value in src.rows("SELECT key, value FROM meta"):
+        if str(key) == origin.MAC:  # a rewritten copy is nobody's own report (issue 38)
+            continue
         kept = str(value) if str(key) in _KEPT_META else rewrite.meta(str(key), str(value))
         if kept is not None:
             out.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (str(key), kept))

@@ -1,9 +1,11 @@
-"""One writer per report path: a lock beside the report, held while a capture writes it.
+"""One writer per output path: a lock beside the file, held while a command writes it.
 
 Two ``inspectc run -o R`` at once would each create R; the second replaces the first's
 file, and all the first captured is lost. So a capture takes ``flock`` on ``.R.lock``
 beside the report before it creates R, and the second run is refused in one line before
-its script starts. The kernel drops the lock when the process ends however it ends
+its script starts. Every other command that writes ``-o`` (import, merge, accuracy, bench,
+export, share, repro, graph) takes the same lock on its output (:func:`holding`), so any
+two writers of one path refuse each other in one line; readers ask :func:`writer_pid`. The kernel drops the lock when the process ends however it ends
 (SIGKILL too), so a lock file left behind never blocks a later run; a clean end removes
 it. Forked children inherit the descriptor: they close their copy (the lock stays the
 parent's) and exec'd programs never see it (``O_CLOEXEC``).
@@ -11,7 +13,9 @@ parent's) and exec'd programs never see it (``O_CLOEXEC``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from inspectc.errors import ReportBusy
@@ -51,8 +55,8 @@ def lock_path(report: Path) -> Path:
     return report.parent / f".{report.name}.lock"
 
 
-def acquire(report: Path) -> ReportLock | None:
-    """Lock *report* for this process; raise :class:`ReportBusy` if a live run holds it.
+def acquire(report: Path, *, what: str = "run") -> ReportLock | None:
+    """Lock *report* for this process; raise :class:`ReportBusy` if a live command holds it.
 
     None where no lock can be taken (no ``fcntl``, a folder that cannot be written: the
     report writer then says what is wrong with the path).
@@ -71,8 +75,8 @@ def acquire(report: Path) -> ReportLock | None:
         except BlockingIOError:
             holder = _read_pid(fd)
             os.close(fd)
-            who = f"another inspectc run (pid {holder})" if holder else "another inspectc run"
-            raise ReportBusy(f"report {report} is being written by {who}: give this run another -o") from None
+            who = f"another inspectc command (pid {holder})" if holder else "another inspectc command"
+            raise ReportBusy(f"{report} is being written by {who}: give this {what} another -o") from None
         except OSError:
             os.close(fd)
             return None
@@ -82,6 +86,53 @@ def acquire(report: Path) -> ReportLock | None:
             return ReportLock(fd, path)
         os.close(fd)  # removed by the run that just ended: lock the file at that name now
     return None
+
+
+@contextlib.contextmanager
+def holding(output: str | os.PathLike[str], *, what: str) -> Iterator[None]:
+    """Hold the write lock of *output* while the block runs (:class:`ReportBusy` when another
+    command holds it); *what* names the command in the refusal. Re-entrant in one process (a
+    command that locks its output early writes it later through the same helpers)."""
+    key = os.path.abspath(output)
+    if key in _HELD:
+        yield
+        return
+    lock = acquire(Path(output), what=what)
+    _HELD.add(key)
+    try:
+        yield
+    finally:
+        _HELD.discard(key)
+        if lock is not None:
+            lock.release()
+
+
+_HELD: set[str] = set()  # outputs this process holds through holding()
+
+
+def writer_pid(report: Path) -> int | None:
+    """The pid of the live inspectc command writing *report*, or None. Read from the lock
+    file's text (never by taking the lock: a run starting now must not be refused), and
+    only when that process exists."""
+    try:
+        fd = os.open(
+            lock_path(report), os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK
+        )
+    except OSError:
+        return None
+    try:
+        pid = _read_pid(fd)
+    finally:
+        os.close(fd)
+    if pid is None or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return pid  # alive, another user's
+    except OSError:
+        return None
+    return pid
 
 
 def _same_file(fd: int, path: Path) -> bool:

@@ -26,7 +26,7 @@ import threading
 import zlib
 from pathlib import Path
 
-from inspectc.model.limits import small_int
+from inspectc.model.limits import scale, small_int
 
 FORMAT = "inspectc-report"
 
@@ -118,16 +118,17 @@ CREATE TABLE IF NOT EXISTS bench(
 """
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-MAX_PAYLOAD_BYTES = 1 << 30  # one event's text; Inductor output code of huge models is ~100 MB
+MAX_PAYLOAD_BYTES = 256 << 20  # one event's text (times INSPECTC_LIMITS); huge models' output code is ~100 MB
 # All payloads one process inflates, together: a report of many bombs, each under the
-# per-payload cap, must end in one line, not a MemoryError. INSPECTC_INFLATE_BUDGET_MB sets it.
-DEFAULT_INFLATE_BUDGET = 4 << 30
+# per-payload cap, must end in one line, not a MemoryError or minutes of work.
+# INSPECTC_INFLATE_BUDGET_MB sets it; INSPECTC_LIMITS scales it.
+DEFAULT_INFLATE_BUDGET = 2 << 30
 
 
 def _budget_from_env() -> int:
     text = os.environ.get("INSPECTC_INFLATE_BUDGET_MB", "")
     megabytes = small_int(text, digits=9)
-    return megabytes << 20 if megabytes else DEFAULT_INFLATE_BUDGET
+    return megabytes << 20 if megabytes else max(int(DEFAULT_INFLATE_BUDGET * scale()), 64 << 20)
 
 
 INFLATE_BUDGET = _budget_from_env()
@@ -149,14 +150,17 @@ def decompress(blob: bytes | None) -> str | None:
         raise zlib.error("not compressed data")
     with _budget_lock:
         left = max(INFLATE_BUDGET - _inflated, 0)
-    limit = min(MAX_PAYLOAD_BYTES, left)
+    most = max(
+        int(MAX_PAYLOAD_BYTES * scale()), min(MAX_PAYLOAD_BYTES, 8 << 20)
+    )  # a floor: golden reports read
+    limit = min(most, left)
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, limit) if limit else b""
     with _budget_lock:
         _inflated += len(data)
     if inflater.unconsumed_tail or (not limit and blob):
-        if limit == MAX_PAYLOAD_BYTES:  # a zip bomb, not a graph
-            raise zlib.error(f"inflates past {MAX_PAYLOAD_BYTES >> 20} MB: refused")
+        if limit == most:  # a zip bomb, not a graph
+            raise zlib.error(f"inflates past {most >> 20} MB: refused")
         raise zlib.error(
             f"payloads inflate past {INFLATE_BUDGET >> 20} MB in all (INSPECTC_INFLATE_BUDGET_MB): refused"
         )

@@ -32,6 +32,13 @@ def open_target(
         return create_report(path, publish=publish, copy_of=copy_of)
     if identity(path) is None or not replaceable_report(path) or not os.path.getsize(path):
         raise ReportError(f"cannot write into {path}: it is not an inspectc report")
+    from inspectc.store.snapshot import beside
+
+    if beside(path):  # a writer's connection would play it back (a journal names a file SQLite deletes)
+        names = " and ".join(p.name for p in beside(path))
+        raise ReportError(
+            f"cannot write into {path}: {names} beside it (not played back): give -o PATH for a copy"
+        )
     return path
 
 
@@ -185,7 +192,7 @@ def replaceable_report(path: str | os.PathLike[str]) -> bool:
     from inspectc.store import untrusted
 
     try:  # immutable: read the file as it is, whatever journal is beside it; verified first
-        db, budget = untrusted.open_verified(target, immutable=True)
+        db, budget = untrusted.open_verified(target)
         try:
             rows = untrusted.run(db, budget, "SELECT value FROM meta WHERE key = 'format'")
         finally:

@@ -4,7 +4,8 @@ A report attached to a bug is input to a parser, never a program. SQLite views, 
 generated columns and virtual tables run code when a table is read, so before any read every
 object a reader uses must be a plain table with exactly the columns inspectc writes
 (``PRAGMA table_xinfo`` compared to the schema), and no view or trigger may exist at all.
-Every connection is read-only, with ``trusted_schema=OFF``, a heap limit, a small page cache,
+Every connection is read-only and ``immutable`` (no journal or WAL beside the file is ever
+played back), with ``trusted_schema=OFF``, a heap limit, a small page cache,
 temp storage in (bounded) memory, and a progress handler that stops a query past its work or
 wall-time budget, or within a second of Ctrl-C (or :func:`cancel`, for reader threads).
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from inspectc.errors import ReportError
@@ -27,7 +28,7 @@ from inspectc.model.limits import scale, small_int
 _STEP = 20_000
 
 
-HEAP_LIMIT = 2 << 30  # bytes SQLite may allocate in this process (PRAGMA hard_heap_limit)
+HEAP_LIMIT = 512 << 20  # bytes SQLite may allocate in this process (PRAGMA hard_heap_limit)
 CACHE_KIB = 64 << 10  # page cache per connection
 WORK_STEPS = 4_000_000_000  # VM steps per query (a 100 MB report reads in far fewer)
 WALL_SECONDS = 120.0  # per query
@@ -90,7 +91,7 @@ class Budget:
             if why != "cancelled":
                 why += " (INSPECTC_LIMITS=N raises the limits)"
             return ReportError(f"{self.path}: refused: {why}")
-        if "out of memory" in str(exc).lower():
+        if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():  # MemoryError() says nothing
             return ReportError(
                 f"{self.path}: refused: reading it needs more than {int(HEAP_LIMIT * scale()) >> 20} MB"
                 " (INSPECTC_LIMITS=N raises the limits)"
@@ -100,8 +101,9 @@ class Budget:
 
 def guard(db: sqlite3.Connection, path: Path) -> Budget:
     """Put *db* (reading *path*, a stranger's file) under the limits; returns its budget."""
-    db.execute(f"PRAGMA hard_heap_limit={max(int(HEAP_LIMIT * scale()), 8 << 20)}")
-    db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    heap = max(int(HEAP_LIMIT * scale()), 8 << 20)
+    db.execute(f"PRAGMA hard_heap_limit={heap}")
+    db.execute(f"PRAGMA cache_size=-{min(CACHE_KIB, heap >> 12)}")  # a quarter of the heap at most
     db.execute("PRAGMA temp_store=MEMORY")
     db.execute("PRAGMA trusted_schema=OFF")
     db.execute("PRAGMA mmap_size=0")
@@ -110,12 +112,16 @@ def guard(db: sqlite3.Connection, path: Path) -> Budget:
     return budget
 
 
-def connect(path: Path, *, immutable: bool = False) -> tuple[sqlite3.Connection, Budget]:
-    """A read-only, guarded connection to *path* (not yet verified: see :func:`verify`)."""
-    uri = path.resolve().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
+def connect(path: Path, *, shown: Path | None = None) -> tuple[sqlite3.Connection, Budget]:
+    """A read-only, guarded connection to *path* (not yet verified: see :func:`verify`).
+
+    Always ``immutable``: SQLite never plays back, creates or deletes a journal or WAL
+    beside the file, and takes no lock (:mod:`inspectc.store.snapshot` says why). Errors
+    name *shown* (the file as the user named it) when given."""
+    uri = path.resolve().as_uri() + "?mode=ro&immutable=1"
     db = sqlite3.connect(uri, uri=True, check_same_thread=False)
     db.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    return db, guard(db, path)
+    return db, guard(db, shown or path)
 
 
 def _expected() -> dict[str, tuple[tuple[object, ...], ...]]:
@@ -219,9 +225,22 @@ def run(
         raise budget.error(exc) from None
 
 
-def open_verified(path: Path, *, immutable: bool = False) -> tuple[sqlite3.Connection, Budget]:
+def stream(
+    db: sqlite3.Connection, budget: Budget, sql: str, args: tuple[object, ...] = ()
+) -> Iterator[tuple[object, ...]]:
+    """The rows of one query, a batch at a time (never all in memory), under one budget."""
+    budget.reset()
+    try:
+        cursor = db.execute(sql, args)
+        while batch := cursor.fetchmany(256):
+            yield from batch
+    except (sqlite3.DatabaseError, MemoryError, UnicodeDecodeError) as exc:
+        raise budget.error(exc) from None
+
+
+def open_verified(path: Path, *, shown: Path | None = None) -> tuple[sqlite3.Connection, Budget]:
     """Connect to *path* read-only under the limits and verify its shape (see module doc)."""
-    db, budget = connect(path, immutable=immutable)
+    db, budget = connect(path, shown=shown)
     try:
         verify(db, budget)
     except BaseException:

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,10 @@ class ReportWriter:
             self._db = sqlite3.connect(str(self._file), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.execute("PRAGMA synchronous=OFF")
+            # No page reaches the file before its commit: a run killed mid-transaction leaves
+            # the file as last committed, which readers (immutable: they never play a journal
+            # back) read whole; only that last transaction is missing.
+            self._db.execute("PRAGMA cache_spill=OFF")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.execute("BEGIN")
         except sqlite3.Error as exc:
@@ -181,6 +185,21 @@ class ReportWriter:
             return
         data = json.dumps(_kernel_data(kernel))
         self._write("UPDATE kernels SET data = ? WHERE id = ?", (data, kernel.id))
+
+    def rows(self, sql: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of *sql* as this writer sees them (uncommitted ones too), a batch at a
+        time under the writer's lock: capture reads its report back once, to sign it."""
+        cursor: sqlite3.Cursor | None = None
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+                if cursor is None:
+                    cursor = self._db.execute(sql)
+                batch = cursor.fetchmany(64)
+            if not batch:
+                return
+            yield from batch
 
     # -- durability --------------------------------------------------------------------
     def flush(self) -> None:

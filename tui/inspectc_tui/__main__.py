@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspectc.errors import InspectcError
+from inspectc.model.terminal import safe
 from inspectc.store.open import open_report
 
 FOLLOW_HELP = "follow a report that `inspectc run` is still writing: frames appear as they land"
@@ -37,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run_tui(args.report, follow=args.follow)
     except InspectcError as exc:
-        print(f"inspectc: {exc}", file=sys.stderr)
+        print(f"inspectc: {safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
 
 

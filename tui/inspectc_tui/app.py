@@ -31,6 +31,7 @@ from inspectc_tui.messages import (
     LoadProgress,
     OpenFrame,
     ReportLoaded,
+    ReportNotice,
     ReportUpdated,
     RunRead,
     StepFrame,
@@ -161,8 +162,15 @@ class InspectcApp(App[None]):
     def on_report_loaded(self, message: ReportLoaded) -> None:
         self.data = message.data
         self.overview.show_data(message.data)
+        for line in message.data.notices:
+            self.notify(line, title="report", severity="warning", markup=False, timeout=8)
         if self.follow:
             self._follow(stamp(self.path))
+        else:  # any thread's lazy read may find the file changed: said once, as a message
+            message.data.on_change = lambda line: self.post_message(ReportNotice(line))
+
+    def on_report_notice(self, message: ReportNotice) -> None:
+        self.notify(message.text, title="report", severity="warning", markup=False, timeout=8)
 
     def on_report_updated(self, message: ReportUpdated) -> None:
         if self.data is None:

@@ -4,10 +4,16 @@ Frames and kernel *metadata* load once (in a worker thread); graphs, kernel sour
 raw events are read when a pane asks for them, and never kept beyond the pane showing
 them (the store caches a few decompressed payloads). One SQLite connection serves all
 threads, so every read holds :attr:`ReportData._lock` (a cursor is never shared).
+
+A report is read from a private, immutable snapshot the store verified at open
+(``open_report(private=True)``): a view planted in the file, or any change to it after the
+TUI opened it, is never read by a later lazy read. The first lazy read after the file
+changed calls :attr:`ReportData.on_change` once with one line saying so.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,6 +84,10 @@ class ReportData:
         self.accuracy = report.accuracy  # `inspectc accuracy`'s verdicts (None: not checked)
         self.path: Path = report.path  # the file read (a bundle's is a temporary copy)
         self.opened_as: Path = opened_as or report.path  # what the user named
+        self.notices: list[str] = list(report.notices)  # a journal left unread, said once
+        self.on_change: Callable[[str], object] | None = None  # told once when the file changes
+        self._stamp = _stamp(self.opened_as)
+        self._told = False
         self._index(run, frames, kernels, branches or {})
 
     def _index(
@@ -109,7 +119,7 @@ class ReportData:
 
     def rank_differences(self) -> list[RankDifference]:
         """What differs between ranks (read on demand: it walks the run records)."""
-        with self._lock:
+        with self._reading():
             return report_differences(self._report)
 
     def measure_costs(self) -> None:
@@ -120,12 +130,12 @@ class ReportData:
 
     def summary_page(self) -> Page:
         """The report's summary: the one section model every output renders."""
-        with self._lock:
+        with self._reading():
             return summary_page(self._report, report_path=str(self.opened_as))
 
     def runtime_lines(self) -> list[str]:
         """Runtime estimates, collective schedules and parity per rank (the summary's lines)."""
-        with self._lock:
+        with self._reading():
             return render_sections(runtime_sections(self._report.run_records, self._report.frames))
 
     def update(self, fresh: ReportData) -> None:
@@ -134,6 +144,8 @@ class ReportData:
         Panes keep their ``ReportData``: their later reads go to the newer file handle."""
         with self._lock:
             old, self._report = self._report, fresh._report
+            self._stamp, self._told = fresh._stamp, False
+            self.notices = fresh.notices
             self.account = fresh.account
             self.path = fresh.path
             self.bench = fresh.bench
@@ -168,44 +180,54 @@ class ReportData:
         ]
 
     # -- on demand (any thread) --------------------------------------------------------
+    def _reading(self) -> threading.Lock:
+        """The lock every lazy read holds; first says (once) if the file changed since open."""
+        if not self._told and self.on_change is not None and _stamp(self.opened_as) != self._stamp:
+            self._told = True
+            self.on_change(
+                f"{self.opened_as} changed on disk after it was opened: showing it as it was"
+                " (open it again to read the change)"
+            )
+        return self._lock
+
     def graph(self, frame: Frame, kind: str) -> str | None:
-        with self._lock:
+        with self._reading():
             return self._report.graph(frame.compile_id, kind)
 
     def kernel_source(self, kernel: Kernel) -> str:
-        with self._lock:
+        with self._reading():
             return self._report.kernel_source(kernel)
 
     def kernel_detail(self, kernel: Kernel) -> KernelDetail | None:
         """A Triton kernel's compiled stages, metadata and launches (kernel detail events), or None."""
         if kernel.language != "triton":
             return None
-        with self._lock:
+        with self._reading():
             return self._report.kernel_detail(kernel)
 
     def launch_reads(self, kernels: list[Kernel]) -> dict[int, int]:
         """Kernel id -> input bytes of its recorded launch (% limit's DRAM model), where recorded."""
         from inspectc.analysis.roofline import launch_reads
 
-        with self._lock:
+        with self._reading():
             return launch_reads(self._report, kernels)
 
     def cpu_build(self) -> CpuBuild | None:
         """The vector ISA and compile command of the report's C++ kernels, or None."""
-        with self._lock:
+        with self._reading():
             return self._report.cpu_build()
 
     def events(self, frame: Frame, limit: int = EVENT_LIMIT) -> list[EventRow]:
-        with self._lock:
+        with self._reading():
             return list(self._report.events(frame.compile_id, limit=limit))
 
     def event_payload(self, seq: int) -> str | None:
-        with self._lock:
+        with self._reading():
             return self._report.event_payload(seq)
 
     def with_report(self, use: Callable[[Report], T]) -> T:
         """Call *use* with the open report, holding the lock (for exporters)."""
-        with self._lock:
+        with self._reading():
             return use(self._report)
 
     def close(self) -> None:
@@ -258,7 +280,7 @@ def load_report(
     and read what the overview needs; raises ``ReportError``."""
     tell = progress or (lambda _what, _done: None)
     tell("opening report", 0.0)
-    report = open_report(path)
+    report = open_report(path, private=True)  # a snapshot verified now: later reads read it only
     run = report.run
     if on_run is not None:
         on_run(run)
@@ -272,6 +294,15 @@ def load_report(
     data.measure_costs()
     tell("ready", 1.0)
     return data
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What says a file changed: its identity, size and mtime (None: gone)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def resume_branches(report: Report, frames: list[Frame]) -> dict[FrameKey, Branch]:

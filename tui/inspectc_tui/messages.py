@@ -64,5 +64,12 @@ class ReportUpdated(Message):
 
 
 @dataclass
+class ReportNotice(Message):
+    """One line about the report itself (a journal left unread, the file changed on disk)."""
+
+    text: str
+
+
+@dataclass
 class LoadFailed(Message):
     error: str
