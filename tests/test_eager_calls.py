@@ -86,3 +86,14 @@ def test_the_record_round_trips() -> None:
     frames = [EagerFrame(compile_id="0/8", function="f", filename="/x.py", line=3, calls=7)]
     _, payload = eager_record(frames)
     assert eager_from_record(json.loads(payload)) == frames
+
+
+def test_a_312_capture_reads_anywhere() -> None:
+    """Captured under Python 3.12 (tests/data/py312/README.md): the count the function made
+    itself (18), read on whatever Python runs the tests."""
+    report = Path(__file__).parent / "data" / "py312" / "recompile-limit.inspectc"
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    first = data["costs"]["recompiles"][0]
+    assert (first["compile_id"], first["limit_hit"], first["eager_calls"]) == ("0/4", True, 18)
+    assert first["eager_call"]["calls"] == 18
+    assert "then 18 call(s) ran eagerly" in run_cli("summary", str(report), check=True).stdout
