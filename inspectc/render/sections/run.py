@@ -360,6 +360,6 @@ def accuracy_outputs(run: AccuracyRun | None) -> Section | None:
         key="accuracy_outputs",
         title=f"Accuracy, every output ({len(rows)})",
         table=Table(columns, rows),
-        counts={"outputs": len(rows)},
+        counts={"compared": len(rows)},
         brief=False,
     )
