@@ -235,16 +235,16 @@ def test_notebook_api_captures_three_times_in_one_process(tmp_path: Path) -> Non
 def test_capture_stop_cycles_free_their_captures_and_builders(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     import inspectc
-    from inspectc.capture import session
+    from inspectc.capture import forks
 
     fn = torch.compile(lambda x: x.sin() + 1)
     freed: list[tuple[weakref.ref, weakref.ref]] = []
     for i, shape in enumerate(SHAPES):
         with inspectc.capture(tmp_path / f"cycle{i}.inspectc") as cap:
             fn(torch.ones(shape))
-            assert cap in session._LIVE
-        assert cap.ok and cap not in session._LIVE
-        freed.append((weakref.ref(cap), weakref.ref(cap._builder)))
+            assert cap in forks.LIVE
+        assert cap.ok and cap not in forks.LIVE
+        freed.append((weakref.ref(cap), weakref.ref(cap._recorder.builder)))
         del cap
     gc.collect()
     assert [(c() is None, b() is None) for c, b in freed] == [(True, True)] * 3

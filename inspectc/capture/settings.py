@@ -11,33 +11,28 @@ from typing import Any
 
 from inspectc.capture import torch_api, torch_config
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.model import ConfigValue
+from inspectc.model import ConfigValue, RunOptions
 
 Record = Callable[[str], None]
 
 
-def configure(
-    *,
-    config: dict[str, Any],
-    fresh: bool,
-    provenance: bool,
-    timings: bool,
-    kernel_harness: bool,
-    record: Record,
-) -> list[Restore]:
+def configure(*, config: dict[str, Any], options: RunOptions, record: Record) -> list[Restore]:
     """The user's ``--config`` first, then capture's switches on Inductor; what undoes each."""
     wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
     for key, value in config.items():
         wanted.append((f"--config {key}", _setter(key, value)))
-    if fresh:
+    if options.fresh:
         wanted.append(("fresh compiles", torch_api.disable_inductor_caches))
-    if provenance:
+    if options.provenance:
         # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
         wanted.append(("fusion groups", lambda: torch_api.enable_provenance_tracking(1)))
-    if provenance or timings:
-        # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
+    if options.timings or (options.provenance and not torch_api.provenance_in_cache_key()):
+        # Named C++ kernel ranges, which CPU kernel timings read: each C++ kernel's g++ compile
+        # takes ~13% longer, so only when timed. Where the FX graph cache key leaves the
+        # provenance level out (torch <= 2.11) it also keeps capture's cache entries apart
+        # from plain runs', which have no provenance.
         wanted.append(("cpp kernel names", torch_api.enable_cpp_kernel_profile))
-    if kernel_harness:
+    if options.kernel_harness:
         wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
     undo: list[Restore] = []
     for what, apply in wanted:

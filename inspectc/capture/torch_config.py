@@ -113,11 +113,13 @@ def non_default_config() -> list[tuple[str, str]] | Missing:
             ):
                 continue  # deprecated: reading it warns, and it does nothing
             try:
+                if is_default(name):  # first: most options are, and reading one can copy its default
+                    continue
                 with warnings.catch_warnings():  # never a line on the user's stderr
                     warnings.simplefilter("ignore")
                     value = getattr(module, name)
                 # _is_default is False once an option was set, even back to its default
-                if is_default(name) or _same(value, getattr(entries[name], "default", None)):
+                if _same(value, getattr(entries[name], "default", None)):
                     continue
             except (AttributeError, KeyError, TypeError):  # an alias or a removed entry
                 continue
