@@ -6,9 +6,10 @@ the end stops it, which emits one ``inspectc_kernel_times`` record per compile i
 the recorder. The timer's own failures become capture failures. The timer module (and with
 it ``torch.profiler``) is imported only when timings are on.
 
-Where a measurement of the gaps between compiled regions joins (the cost of a graph break),
-it reads the same closed windows: :meth:`KernelTimer.stop` hands each window's raw events
-to the attributor after the program ended, out of the user's loop.
+A measurement of what runs between compiled regions (a graph break's cost) joins here: a
+:class:`~inspectc.capture.timing.WindowReader` given to the timer (``readers``) reads the same
+closed windows, whose raw events :meth:`KernelTimer.stop` hands to each reader after the
+program ended, out of the user's loop; it emits its records through ``recorder.emit``.
 """
 
 from __future__ import annotations

@@ -47,6 +47,9 @@ class Recorder:
         self.failures = failures
         self.status = status
         self.watchers: list[Watcher] = []  # see each record before the builder (kernel timings)
+        # called once, when the first frame starts compiling on this thread (Inductor switches)
+        self.before_first_compile: Callable[[], None] | None = None
+        self._thread = threading.get_ident()
         self.fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
         self.lock = threading.RLock()  # the builder is not thread-safe
         self._scanned: set[int] = set()
@@ -119,6 +122,7 @@ class Recorder:
             self._autotune.hook(self._restore)
             text = payload if isinstance(payload, str) or payload is None else str(payload)
             if live.frame_started(metadata):  # its torch.compile call is alive now: fullgraph
+                self._first_compile()
                 torch_config.note_fullgraph(self.fullgraph, self._scanned)
             for watch in self.watchers:
                 watch(metadata, text)
@@ -131,6 +135,12 @@ class Recorder:
                 self.status.update(metadata)
         except Exception as exc:  # noqa: BLE001 - recorded; capture never breaks the program
             self.failures.record_error("recording an event", exc)
+
+    def _first_compile(self) -> None:
+        # torch's config values are per thread (context variables): set where capture started
+        if self.before_first_compile is not None and threading.get_ident() == self._thread:
+            call, self.before_first_compile = self.before_first_compile, None
+            call()
 
     def _backward_nodes(self, metadata: dict[str, Any], text: str | None, created: float) -> None:
         if self._bw_nodes is None or self.builder is None:

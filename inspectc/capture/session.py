@@ -118,12 +118,17 @@ class Capture:
         self._restore += settings.configure(
             config=self.config, options=self.options, record=self.failures.record
         )
+        self._recorder.before_first_compile = self._switch_inductor
         if self.options.timings:
             self._times.start(self._recorder, world_size=self._run.world_size)
         self._details.start()
         self._recorder.attach()
         forks.track(self)
         writer.flush()
+
+    def _switch_inductor(self) -> None:
+        """Capture's Inductor switches, from the first frame's compile on (see settings)."""
+        self._restore += settings.compile_switches(self.options, self.failures.record)
 
     def stop(
         self, *, end_reason: str = "exit", exit_code: int | None = None, exception: str | None = None

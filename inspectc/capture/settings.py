@@ -1,7 +1,8 @@
-"""What a capture sets on torch and what it reads back: the user's ``--config`` and capture's
-own switches (applied when it starts, undone when it stops, so capture's never reach the
-run's record), the devices, and the ``RunOptions`` the run used (each torch.compile call,
-the registered backends, every option not at its default). A missing touch point is recorded.
+"""What a capture sets on torch and what it reads back: the user's ``--config`` (applied when it
+starts) and capture's own switches on Inductor (when the first frame compiles), all undone
+when it stops, so capture's never reach the run's record; the devices, and the ``RunOptions``
+the run used (each torch.compile call, the registered backends, every option not at its
+default). A missing touch point is recorded.
 """
 
 from __future__ import annotations
@@ -17,12 +18,23 @@ Record = Callable[[str], None]
 
 
 def configure(*, config: dict[str, Any], options: RunOptions, record: Record) -> list[Restore]:
-    """The user's ``--config`` first, then capture's switches on Inductor; what undoes each."""
+    """What is set when capture starts: the user's ``--config``, then ``--fresh`` and
+    ``--kernel-harness``; what undoes each."""
     wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
     for key, value in config.items():
         wanted.append((f"--config {key}", _setter(key, value)))
     if options.fresh:
         wanted.append(("fresh compiles", torch_api.disable_inductor_caches))
+    if options.kernel_harness:
+        wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
+    return _apply(wanted, record)
+
+
+def compile_switches(options: RunOptions, record: Record) -> list[Restore]:
+    """What capture asks of Inductor, set when the first frame starts compiling (by then
+    ``torch.compile`` imported Inductor: a program that compiles nothing never loads it, one
+    that does pays no more); what undoes each."""
+    wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
     if options.provenance:
         # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
         wanted.append(("fusion groups", lambda: torch_api.enable_provenance_tracking(1)))
@@ -32,8 +44,10 @@ def configure(*, config: dict[str, Any], options: RunOptions, record: Record) ->
         # provenance level out (torch <= 2.11) it also keeps capture's cache entries apart
         # from plain runs', which have no provenance.
         wanted.append(("cpp kernel names", torch_api.enable_cpp_kernel_profile))
-    if options.kernel_harness:
-        wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
+    return _apply(wanted, record)
+
+
+def _apply(wanted: list[tuple[str, Callable[[], Restore | Missing]]], record: Record) -> list[Restore]:
     undo: list[Restore] = []
     for what, apply in wanted:
         restore = apply()

@@ -25,7 +25,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from inspectc.capture import exit_path, torch_api
 from inspectc.capture.gaps import RegionGapReader
@@ -41,6 +41,16 @@ OTHER_THREAD = (
 )
 
 Emit = Callable[[dict[str, Any], str], None]
+
+
+class WindowReader(Protocol):
+    """Reads the raw Kineto events of each closed profiler window, at :meth:`KernelTimer.stop`
+    (after the program ran: nothing of it runs in the user's loop). The kernel times'
+    :class:`~inspectc.capture.kineto.Attributor` is one, what runs between compiled regions
+    (:class:`~inspectc.capture.gaps.RegionGapReader`, a graph break's cost) another; more
+    are given as ``readers``."""
+
+    def ingest(self, raw: Sequence[Any]) -> None: ...
 
 
 class KernelTimer:
@@ -59,6 +69,7 @@ class KernelTimer:
         emit: Emit,
         *,
         enable_cpp_kernel_profile: bool = True,
+        readers: Sequence[WindowReader] = (),
     ) -> None:
         if skip < 0 or count < 1:
             raise ValueError(f"bad profile window {skip}:{count}")
@@ -67,7 +78,8 @@ class KernelTimer:
         self.errors: list[str] = []
         self._key_to_compile: dict[str, str] = {}
         self._attributor = Attributor(skip, count, self._key_to_compile)
-        self._gaps = RegionGapReader()
+        self._gaps = RegionGapReader()  # what runs between compiled regions (a break's cost)
+        self.readers: list[WindowReader] = [self._attributor, self._gaps, *readers]
         self.load_avg: list[float] = []  # 1-minute load average at each window's start and end
         self.threads: dict[str, int] | None = None
         self._frames: set[str] = set()
@@ -184,8 +196,8 @@ class KernelTimer:
         self._prev_hook = None
         for result in self._results:
             events = result.events()
-            self._attributor.ingest(events)
-            self._gaps.ingest(events)  # what runs between compiled regions (a break's cost)
+            for reader in self.readers:
+                reader.ingest(events)
         self._results.clear()
         if self._restore_kernel_profile is not None:
             self._restore_kernel_profile()

@@ -98,14 +98,20 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def non_default_config() -> list[tuple[str, str]] | Missing:
-    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr)."""
+    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr).
+
+    Only the config modules the run loaded: one it never imported held nothing it used (and
+    importing ``torch._dynamo.config`` loads all of Dynamo, seconds, after the program ended).
+    """
     out: list[tuple[str, str]] = []
     for namespace, module_name in CONFIG_MODULES.items():
+        module: Any = sys.modules.get(module_name)
+        if module is None:
+            continue
         try:
-            module: Any = importlib.import_module(module_name)
             entries = module._config
             is_default = module._is_default
-        except (ImportError, AttributeError) as exc:
+        except AttributeError as exc:
             return Missing(f"{module_name} lists no options ({exc})")
         for name in sorted(entries):
             if getattr(entries[name], "deprecated", False) or getattr(
