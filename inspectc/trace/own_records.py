@@ -1,10 +1,11 @@
 """The records capture adds to torch's stream, shaped where they are read. No torch.
 
-Capture measures what torch does not log (kernel times, autotuning choices, a lazily compiled
-backward graph's kernel -> node table) and hands it to the builder as records of its own,
-beside torch's. Their names and keys are made here, in trace/, next to the parsers that read
-them (:mod:`inspectc.trace.timings`, :mod:`inspectc.trace.kernels`,
-:mod:`inspectc.trace.payloads.extras`): capture passes values, never keys.
+Capture measures what torch does not log (kernel times, what runs between compiled regions,
+autotuning choices, a lazily compiled backward graph's kernel -> node table) and hands it to the
+builder as records of its own, beside torch's. Their keys are made here, in trace/, next to the
+parsers that read them (:mod:`inspectc.trace.timings`, :mod:`inspectc.trace.kernels`,
+:mod:`inspectc.trace.payloads.extras`; the region gaps' reader is :mod:`inspectc.model.costs`):
+capture passes values, never keys.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from inspectc.model import CompileId
+from inspectc.model.costs import GAPS_EVENT
 
 KERNEL_TIMES = "inspectc_kernel_times"
 KERNEL_NODES = "inspectc_kernel_nodes"
@@ -113,3 +115,24 @@ def kernel_times_entry(
     if replayed:
         entry["replayed"] = True
     return {**entry, **samples}
+
+
+def region_gaps(
+    *,
+    device: bool,
+    gaps: Iterable[tuple[str, str, dict[str, Any], dict[str, Any] | None]],
+    calls: Iterable[tuple[str, dict[str, Any]]],
+) -> Record:
+    """One ``inspectc_region_gaps`` record: per (frame, resume region) pair the host time between
+    them (and the device's idle time on CUDA), and each top-level region's call time; the
+    figures are ``Samples.as_dict`` summaries."""
+    data = {
+        "version": 1,
+        "time_base": "cuda" if device else "cpu",
+        "gaps": [
+            {"before": before, "after": after, "host": host, "device": idle}
+            for before, after, host, idle in gaps
+        ],
+        "calls": [{"compile_id": cid, "host": host} for cid, host in calls],
+    }
+    return {GAPS_EVENT: {"version": 1}}, json.dumps(data)
