@@ -69,10 +69,11 @@ pytest: setup sysdeps
 	@$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests; a=$$?; $(PY) -m pytest -q -n 2 tui/tests; b=$$?; \
 	  [ $$a -eq 0 ] && [ $$b -eq 0 ] || { echo "pytest: tests/ exit $$a, tui/tests exit $$b"; exit 1; }
 
-# The quick lane: everything that compiles nothing (no torch.compile, no inspectc run). Four
-# workers on two cores: its tests mostly wait on CLI subprocesses (-n 2: 215 s, -n 4: 118 s).
+# The quick lane: everything that compiles nothing (no torch.compile, no inspectc run) and is
+# not marked slow (`make pytest` runs those too). Four workers on two cores: its tests mostly
+# wait on CLI subprocesses.
 pytest-quick: setup
-	$(PY) -m pytest -q -n 4 -m "not capture" tests
+	$(PY) -m pytest -q -n 4 -m "not capture and not slow" tests
 
 test: lint typecheck pytest
 

@@ -19,10 +19,11 @@ import subprocess
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,6 +66,21 @@ HEAVY_FIRST = (
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep order
+
+
+# -- the slow lane ------------------------------------------------------------------------------
+# `make pytest-quick` skips tests marked slow; `make pytest` (and `make test`) runs them. A family
+# of like cases (one check, many planted values) keeps its first case in the quick lane.
+
+
+def quick_first(cases: Iterable[Any], *, quick: int = 1) -> list[Any]:
+    """Parameters for a family of like cases: the first *quick* run in the quick lane, the
+    others carry the slow mark. A case given as a tuple is passed as its values."""
+    out = []
+    for n, case in enumerate(cases):
+        values = case if isinstance(case, tuple) else (case,)
+        out.append(pytest.param(*values, marks=() if n < quick else pytest.mark.slow))
+    return out
 
 
 # -- every test that compiles carries @pytest.mark.capture ---------------------------------

@@ -235,16 +235,16 @@ def test_notebook_api_captures_three_times_in_one_process(tmp_path: Path) -> Non
 def test_capture_stop_cycles_free_their_captures_and_builders(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     import inspectc
-    from inspectc.capture import session
+    from inspectc.capture import forks
 
     fn = torch.compile(lambda x: x.sin() + 1)
     freed: list[tuple[weakref.ref, weakref.ref]] = []
     for i, shape in enumerate(SHAPES):
         with inspectc.capture(tmp_path / f"cycle{i}.inspectc") as cap:
             fn(torch.ones(shape))
-            assert cap in session._LIVE
-        assert cap.ok and cap not in session._LIVE
-        freed.append((weakref.ref(cap), weakref.ref(cap._builder)))
+            assert cap in forks.LIVE
+        assert cap.ok and cap not in forks.LIVE
+        freed.append((weakref.ref(cap), weakref.ref(cap._recorder.builder)))
         del cap
     gc.collect()
     assert [(c() is None, b() is None) for c, b in freed] == [(True, True)] * 3
@@ -331,3 +331,34 @@ def test_run_records_compile_options_and_non_default_config(tmp_path: Path) -> N
     assert shared.returncode == 0
     markdown = (tmp_path / "shared" / "opts.share.md").read_text()
     assert "mode=max-autotune-no-cudagraphs" in markdown and "inductor.fallback_random=True" in markdown
+
+
+NO_COMPILE_SCRIPT = """
+import atexit, json, sys
+import torch
+
+def loaded():  # runs after inspectc's stop (atexit): what capture's start and stop imported
+    names = ("torch._dynamo", "torch._inductor", "torch._inductor.config")
+    print(json.dumps({name: name in sys.modules for name in names}))
+
+atexit.register(loaded)
+print(json.dumps({"sum": float(torch.ones(3).sum())}))
+"""
+
+
+def test_a_program_that_compiles_nothing_loads_neither_dynamo_nor_inductor(tmp_path: Path) -> None:
+    """Capture's Inductor switches wait for the first compile and its end reads only the config
+    modules the run loaded: a program that compiles nothing pays for neither (seconds of
+    imports); the report still says how it ran. (A compile gets the switches: test_backward's
+    fused nodes of every kernel need provenance.)"""
+    script = tmp_path / "plain.py"
+    script.write_text(NO_COMPILE_SCRIPT)
+    report = tmp_path / "plain.inspectc"
+    proc = run_cli("run", "-q", "-o", str(report), str(script), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    first, loaded = (json.loads(line) for line in proc.stdout.splitlines())
+    assert first == {"sum": 3.0}
+    assert loaded == {"torch._dynamo": False, "torch._inductor": False, "torch._inductor.config": False}
+    with open_report(report) as r:
+        assert r.run.exit_code == 0 and r.run.end_reason == "exit" and not r.frames
+        assert r.run.capture_errors == (), r.run.capture_errors

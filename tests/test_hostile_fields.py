@@ -5,7 +5,8 @@ Each case copies a committed report and plants one value, as a hostile author wo
 type, a number no capture writes (400 digits, which JSON reads as an int and ``float()`` cannot
 hold; a zero or negative hardware limit), in a frame, a kernel, a Triton kernel's detail event,
 the ``accuracy`` and ``bench`` meta entries and the ``bench`` table. The installed CLI reads
-it as a subprocess. No torch.
+it as a subprocess. No torch. Each family's first case runs in the quick lane, the others are
+marked slow (``conftest.quick_first``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPORTS, ROOT, plant_detail, run_cli
+from conftest import REPORTS, ROOT, plant_detail, quick_first, run_cli
 
 GPU = ROOT / "tests" / "data" / "gpu" / "h200-block.inspectc"  # Triton kernels, no detail event
 BENCH = ROOT / "tests" / "data" / "bench" / "resnet18-h200.inspectc"  # inspectc bench figures
@@ -131,7 +132,7 @@ DETAIL_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(DETAIL_CASES))
+@pytest.mark.parametrize("case", quick_first(DETAIL_CASES))
 def test_hostile_kernel_detail(tmp_path: Path, case: str) -> None:
     path, value = DETAIL_CASES[case]
     report = with_detail(tmp_path, planted(DETAIL, path, value))
@@ -211,7 +212,11 @@ HUGE_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(HUGE_CASES))
+# one frame field and one kernel field in the quick lane
+HUGE_QUICK_FIRST = sorted(HUGE_CASES, key=lambda case: case not in ("frame entire_frame_s", "kernel time.cv"))
+
+
+@pytest.mark.parametrize("case", quick_first(HUGE_QUICK_FIRST, quick=2))
 def test_number_out_of_range_is_corrupt(tmp_path: Path, case: str) -> None:
     source, change = HUGE_CASES[case]
     report = copy_with(tmp_path, source, change)
@@ -265,7 +270,7 @@ ACCURACY_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(ACCURACY_CASES))
+@pytest.mark.parametrize("case", quick_first(ACCURACY_CASES))
 def test_hostile_accuracy_entry(tmp_path: Path, case: str) -> None:
     """A wrongly typed ``accuracy`` entry reads as a run with one error that says so (like an
     entry that is not JSON): the rest of the report still reads."""
@@ -296,7 +301,7 @@ BENCH_META_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(BENCH_META_CASES))
+@pytest.mark.parametrize("case", quick_first(BENCH_META_CASES))
 def test_hostile_bench_entry(tmp_path: Path, case: str) -> None:
     path, value = BENCH_META_CASES[case]
     report = copy_with(tmp_path, BENCH, in_meta("bench", path, value))
@@ -323,7 +328,7 @@ BENCH_ROW_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(BENCH_ROW_CASES))
+@pytest.mark.parametrize("case", quick_first(BENCH_ROW_CASES))
 def test_hostile_bench_row_is_left_out(tmp_path: Path, case: str) -> None:
     """A ``bench`` row that does not read as a figure is left out; the others still count."""
     field, value = BENCH_ROW_CASES[case]

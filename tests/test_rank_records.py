@@ -100,6 +100,7 @@ def test_object_ids_are_not_divergence(diffs: list[dict], report: Path) -> None:
     assert normalise_reason("<function f at 0x7f3a2b1c4d50>") == "<function f at <address>>"
 
 
+@pytest.mark.slow
 def test_summary_check_and_share(report: Path, tmp_path: Path) -> None:
     summary = run_cli("summary", str(report)).stdout
     for kind in ("cache", "collective_schedule", "collectives_parity", "execution_order", "tensor_meta"):

@@ -1,9 +1,12 @@
-"""Only trace/ knows torch's raw record shapes: readers, the CLI, the TUI, share and the store name none.
+"""Only trace/ knows torch's raw record shapes: capture, readers, the CLI, the TUI, share and the
+store name none.
 
 The raw keys are read off trace/'s own code and the decoders it shares with the readers in
 model/decode/ (every ``x.get("key")`` and ``x["key"]`` there, and the record names the builder
 dispatches on); none of them may appear as a string literal in inspectc/analysis,
-inspectc/render, inspectc/cli, the TUI, inspectc/share or inspectc/store. Words that are inspectc's own
+inspectc/render, inspectc/cli, the TUI, inspectc/share, inspectc/store or inspectc/capture
+(capture asks ``trace.live`` what a record is as it arrives, and has ``trace.own_records`` shape
+the records it adds itself). Words that are inspectc's own
 vocabulary too are not raw keys: the report model's field names, the Trace Event Format's
 fields (the Perfetto export writes that format) and a few plain labels, listed below.
 """
@@ -31,6 +34,11 @@ READERS = [
 # Issue 40: the report's store and the share engine read no raw key either (store/factory.py
 # takes the graph events' names, share the keys it drops from model/decode/record_keys.py).
 STORE_AND_SHARE = [ROOT / "inspectc" / "store", ROOT / "inspectc" / "share"]
+# Capture, but its modules that read no torch record: Triton's compiled-kernel metadata and
+# launch arguments (its words "device", "dtype", "stride", "type" are trace/'s too), nvdisasm's
+# output, the user's tensors compared by accuracy.
+CAPTURE = ROOT / "inspectc" / "capture"
+NOT_RECORDS = {"triton_detail.py", "sass.py", "accuracy.py", "accuracy_bisect.py", "accuracy_compare.py"}
 # Where the raw keys are read: trace/ and the decoders it shares with the readers.
 KEY_READERS = [ROOT / "inspectc" / "trace", ROOT / "inspectc" / "model" / "decode"]
 TRACE_EVENT_FORMAT = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
@@ -38,7 +46,8 @@ LABELS = {"str", "backend", "errors", "graph", "graphs", "inputs", "kernels", "m
 
 
 def _trees(folder: Path) -> list[tuple[Path, ast.Module]]:
-    return [(p, ast.parse(p.read_text(), str(p))) for p in sorted(folder.rglob("*.py"))]
+    paths = [p for p in sorted(folder.rglob("*.py")) if not (p.parent == CAPTURE and p.name in NOT_RECORDS)]
+    return [(p, ast.parse(p.read_text(), str(p))) for p in paths]
 
 
 def keys_read(folder: Path) -> set[str]:
@@ -102,11 +111,11 @@ def test_the_raw_keys_are_found() -> None:
     assert len(found) > 80
 
 
-def test_readers_cli_and_tui_name_no_raw_key() -> None:
+def test_readers_cli_tui_store_share_and_capture_name_no_raw_key() -> None:
     raw = raw_keys()
     named = {
         key: where
-        for folder in READERS + STORE_AND_SHARE
+        for folder in [*READERS, *STORE_AND_SHARE, CAPTURE]
         for key, where in literals(folder).items()
         if key in raw
     }

@@ -392,6 +392,7 @@ def test_golden_html_is_well_formed(golden_share) -> None:
 # Limits, privacy, escaping
 
 
+@pytest.mark.slow
 def test_huge_report_stays_under_githubs_limit(tmp_path: Path) -> None:
     report = crafted_report(tmp_path / "huge.inspectc", breaks=1500, reason_len=500)
     shared = share(report, output_dir=tmp_path / "out")

@@ -13,16 +13,11 @@ it), so each record holds only what was added since the last one.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from inspectc.capture import torch_api
 from inspectc.capture.torch_api import Missing
-
-RECORD = "inspectc_kernel_nodes"
-_MAPPINGS = "inductor_provenance_tracking_node_mappings"
-_TRACES = "inductor_provenance_tracking_kernel_stack_traces"
-_CONTEXT_KEYS = ("frame_id", "frame_compile_id", "attempt", "compiled_autograd_id", "rank")
+from inspectc.trace import live, own_records
 
 
 class BackwardNodes:
@@ -41,12 +36,10 @@ class BackwardNodes:
             self._seen = {key: len(nodes) for key, nodes in table.items()}
 
     def observe(self, metadata: dict[str, Any], payload: str | None) -> tuple[dict[str, Any], str] | None:
-        artifact = metadata.get("artifact")
-        name = artifact.get("name") if isinstance(artifact, dict) else None
-        if name == _MAPPINGS:
-            self._needs_table = _lacks_kernel_table(payload)
+        if live.is_node_mappings(metadata):
+            self._needs_table = live.lacks_kernel_table(payload)
             return None
-        if name != _TRACES or not self._needs_table:
+        if not self._needs_table or not live.is_kernel_stack_traces(metadata):
             return None
         self._needs_table = False
         table = torch_api.kernel_post_grad_nodes()
@@ -59,9 +52,7 @@ class BackwardNodes:
             self._seen[key] = len(nodes)
             if new:
                 fresh[key] = new
-        meta: dict[str, Any] = {RECORD: {"source": "torch._inductor.debug"}}
-        meta.update({k: metadata[k] for k in _CONTEXT_KEYS if k in metadata})
-        return meta, json.dumps({"version": 1, "kernel_to_post": fresh})
+        return own_records.kernel_nodes(live.compile_context(metadata), fresh, source="torch._inductor.debug")
 
     def take_missing(self) -> str | None:
         """Why the table could not be read, the first time only (for ``capture_errors``)."""
@@ -69,11 +60,3 @@ class BackwardNodes:
             return None
         self._said = True
         return self.missing
-
-
-def _lacks_kernel_table(payload: str | None) -> bool:
-    try:
-        data = json.loads(payload or "{}")
-    except ValueError:
-        return False
-    return isinstance(data, dict) and not data.get("cppCodeToPost")

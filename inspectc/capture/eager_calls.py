@@ -29,6 +29,7 @@ from typing import Any
 
 from inspectc.model.costs import EagerFrame, eager_record, kernel_time
 from inspectc.model.stats import Samples
+from inspectc.trace import live
 
 _LIMIT = re.compile(r"recompile.limit|cache.size.limit|cache_size_limit", re.IGNORECASE)
 _TOOL_NAME = "inspectc"
@@ -54,19 +55,13 @@ class EagerCalls:
 
     def observe(self, metadata: dict[str, Any], payload: str | None) -> None:
         """A trace record, before the builder: a frame's metrics, or its refusal at the limit."""
-        metrics = metadata.get("compilation_metrics")
-        if not isinstance(metrics, dict) or not isinstance(metrics.get("compile_id"), str):
+        ended = live.ended_frame(metadata)
+        if ended is None:
             return
-        cid = metrics["compile_id"]
+        cid, found, reason = ended
         key = _frame_key(cid)
-        name, filename, line = (
-            metrics.get("co_name"),
-            metrics.get("co_filename"),
-            metrics.get("co_firstlineno"),
-        )
-        if isinstance(name, str) and isinstance(filename, str) and isinstance(line, int):
-            self._where.setdefault(key, (name, filename, line))
-        reason = f"{metrics.get('fail_type') or ''} {metrics.get('fail_reason') or ''}"
+        if found is not None:
+            self._where.setdefault(key, found)
         if not _LIMIT.search(reason) or cid in self._refused or len(self._refused) >= _MAX_FRAMES:
             return
         where = self._where.get(key)

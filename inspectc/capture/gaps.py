@@ -14,7 +14,6 @@ Emits one ``inspectc_region_gaps`` record (``model/costs.py``) when the timer st
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,8 +26,8 @@ from inspectc.capture.kineto import (
     _Ev,
     _nest,
 )
-from inspectc.model.costs import GAPS_EVENT
 from inspectc.model.stats import Samples
+from inspectc.trace import own_records
 
 Emit = Callable[[dict[str, Any], str], None]
 
@@ -88,23 +87,20 @@ class RegionGapReader:
         """The ``inspectc_region_gaps`` record (metadata, payload); None when nothing was seen."""
         if not self.gaps and not self.calls:
             return None
-        data = {
-            "version": 1,
-            "time_base": "cuda" if self.device else "cpu",
-            "gaps": [
-                {
-                    "before": before,
-                    "after": after,
-                    "host": samples.as_dict(),
-                    "device": self.device_gaps[(before, after)].as_dict()
-                    if (before, after) in self.device_gaps
-                    else None,
-                }
+        idle = self.device_gaps
+        return own_records.region_gaps(
+            device=self.device,
+            gaps=(
+                (
+                    before,
+                    after,
+                    samples.as_dict(),
+                    idle[(before, after)].as_dict() if (before, after) in idle else None,
+                )
                 for (before, after), samples in self.gaps.items()
-            ],
-            "calls": [{"compile_id": cid, "host": samples.as_dict()} for cid, samples in self.calls.items()],
-        }
-        return {GAPS_EVENT: {"version": 1}}, json.dumps(data)
+            ),
+            calls=((cid, samples.as_dict()) for cid, samples in self.calls.items()),
+        )
 
 
 def _cid(region: _Ev) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from inspectc.capture import torch_api
 from inspectc.model.stats import Samples
+from inspectc.trace import own_records
 
 REGION_PREFIX = "Torch-Compiled Region: "
 GRAPH_PREFIX = "## Call CompiledFxGraph "
@@ -61,25 +62,29 @@ class GraphTimes:
         return self.graph.n
 
     def as_dict(self) -> dict[str, Any]:
-        kernels = []
-        for (profiler_name, ordinal), ks in self.kernels.items():
-            entry = {"profiler_name": profiler_name, "ordinal": ordinal, "kind": ks.kind}
-            entry["name"] = kernel_kind(profiler_name)[1]
-            entry["launches"] = ks.launches
-            if ks.replayed:
-                entry["replayed"] = True
-            kernels.append({**entry, **ks.samples.as_dict()})
-        return {
-            "fx_graph_key": self.fx_graph_key,
-            "phase": self.phase,
-            "calls_seen": self.seen,
-            "time_base": "device" if self.device else "cpu",
-            "region": _summary(self.region),
-            "graph": _summary(self.graph),
-            "kernels_total": _summary(self.kernels_sum),
-            "replay": _summary(self.replay) if self.replay.n else None,
-            "kernels": kernels,
-        }
+        kernels = [
+            own_records.kernel_times_entry(
+                profiler_name=profiler_name,
+                ordinal=ordinal,
+                kind=ks.kind,
+                name=kernel_kind(profiler_name)[1],
+                launches=ks.launches,
+                replayed=ks.replayed,
+                samples=ks.samples.as_dict(),
+            )
+            for (profiler_name, ordinal), ks in self.kernels.items()
+        ]
+        return own_records.graph_times(
+            fx_graph_key=self.fx_graph_key,
+            phase=self.phase,
+            calls_seen=self.seen,
+            device=self.device,
+            region=_summary(self.region),
+            graph=_summary(self.graph),
+            kernels_total=_summary(self.kernels_sum),
+            replay=_summary(self.replay) if self.replay.n else None,
+            kernels=kernels,
+        )
 
 
 @dataclass(slots=True, eq=False)

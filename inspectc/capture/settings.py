@@ -1,7 +1,8 @@
-"""What a capture sets on torch and what it reads back: the user's ``--config`` and capture's
-own switches (applied when it starts, undone when it stops, so capture's never reach the
-run's record), the devices, and the ``RunOptions`` the run used (each torch.compile call,
-the registered backends, every option not at its default). A missing touch point is recorded.
+"""What a capture sets on torch and what it reads back: the user's ``--config`` (applied when it
+starts) and capture's own switches on Inductor (when the first frame compiles), all undone
+when it stops, so capture's never reach the run's record; the devices, and the ``RunOptions``
+the run used (each torch.compile call, the registered backends, every option not at its
+default). A missing touch point is recorded.
 """
 
 from __future__ import annotations
@@ -11,34 +12,42 @@ from typing import Any
 
 from inspectc.capture import torch_api, torch_config
 from inspectc.capture.torch_api import Missing, Restore
-from inspectc.model import ConfigValue
+from inspectc.model import ConfigValue, RunOptions
 
 Record = Callable[[str], None]
 
 
-def configure(
-    *,
-    config: dict[str, Any],
-    fresh: bool,
-    provenance: bool,
-    timings: bool,
-    kernel_harness: bool,
-    record: Record,
-) -> list[Restore]:
-    """The user's ``--config`` first, then capture's switches on Inductor; what undoes each."""
+def configure(*, config: dict[str, Any], options: RunOptions, record: Record) -> list[Restore]:
+    """What is set when capture starts: the user's ``--config``, then ``--fresh`` and
+    ``--kernel-harness``; what undoes each."""
     wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
     for key, value in config.items():
         wanted.append((f"--config {key}", _setter(key, value)))
-    if fresh:
+    if options.fresh:
         wanted.append(("fresh compiles", torch_api.disable_inductor_caches))
-    if provenance:
+    if options.kernel_harness:
+        wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
+    return _apply(wanted, record)
+
+
+def compile_switches(options: RunOptions, record: Record) -> list[Restore]:
+    """What capture asks of Inductor, set when the first frame starts compiling (by then
+    ``torch.compile`` imported Inductor: a program that compiles nothing never loads it, one
+    that does pays no more); what undoes each."""
+    wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
+    if options.provenance:
         # Fusion groups: Inductor emits kernel <-> FX node mappings per compiled graph.
         wanted.append(("fusion groups", lambda: torch_api.enable_provenance_tracking(1)))
-    if provenance or timings:
-        # Named C++ kernel ranges; also keeps our FX graph cache entries apart from plain runs'.
+    if options.timings or (options.provenance and not torch_api.provenance_in_cache_key()):
+        # Named C++ kernel ranges, which CPU kernel timings read: each C++ kernel's g++ compile
+        # takes ~13% longer, so only when timed. Where the FX graph cache key leaves the
+        # provenance level out (torch <= 2.11) it also keeps capture's cache entries apart
+        # from plain runs', which have no provenance.
         wanted.append(("cpp kernel names", torch_api.enable_cpp_kernel_profile))
-    if kernel_harness:
-        wanted.append(("kernel harness", torch_api.enable_benchmark_kernel))
+    return _apply(wanted, record)
+
+
+def _apply(wanted: list[tuple[str, Callable[[], Restore | Missing]]], record: Record) -> list[Restore]:
     undo: list[Restore] = []
     for what, apply in wanted:
         restore = apply()

@@ -21,29 +21,36 @@ synthetic event per compile id: metadata ``{"inspectc_kernel_times": {...}}``, J
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from inspectc.capture import exit_path, torch_api
 from inspectc.capture.gaps import RegionGapReader
 from inspectc.capture.kineto import Attributor, GraphTimes
 from inspectc.capture.quiet import quietly
 from inspectc.capture.torch_api import Missing
-from inspectc.model import CompileId
-from inspectc.trace import records
+from inspectc.trace import live, own_records
 
-SCHEMA_VERSION = 2  # of the inspectc_kernel_times payload
-_COMPILE_SPANS = frozenset({"dynamo", "entire_backward_compile"})
+SCHEMA_VERSION = own_records.KERNEL_TIMES_VERSION
 OTHER_THREAD = (
     "compiled code also ran on another thread: only calls on the thread that started capture are"
     " timed (a frame called only there has no times)"
 )
 
 Emit = Callable[[dict[str, Any], str], None]
+
+
+class WindowReader(Protocol):
+    """Reads the raw Kineto events of each closed profiler window, at :meth:`KernelTimer.stop`
+    (after the program ran: nothing of it runs in the user's loop). The kernel times'
+    :class:`~inspectc.capture.kineto.Attributor` is one, what runs between compiled regions
+    (:class:`~inspectc.capture.gaps.RegionGapReader`, a graph break's cost) another; more
+    are given as ``readers``."""
+
+    def ingest(self, raw: Sequence[Any]) -> None: ...
 
 
 class KernelTimer:
@@ -62,6 +69,7 @@ class KernelTimer:
         emit: Emit,
         *,
         enable_cpp_kernel_profile: bool = True,
+        readers: Sequence[WindowReader] = (),
     ) -> None:
         if skip < 0 or count < 1:
             raise ValueError(f"bad profile window {skip}:{count}")
@@ -70,7 +78,8 @@ class KernelTimer:
         self.errors: list[str] = []
         self._key_to_compile: dict[str, str] = {}
         self._attributor = Attributor(skip, count, self._key_to_compile)
-        self._gaps = RegionGapReader()
+        self._gaps = RegionGapReader()  # what runs between compiled regions (a break's cost)
+        self.readers: list[WindowReader] = [self._attributor, self._gaps, *readers]
         self.load_avg: list[float] = []  # 1-minute load average at each window's start and end
         self.threads: dict[str, int] | None = None
         self._frames: set[str] = set()
@@ -150,36 +159,22 @@ class KernelTimer:
     def observe(self, metadata: dict[str, Any], payload: str | None) -> None:
         """Feed one `torch.__trace` record; drives the compile-start/compile-end calls.
 
-        Uses chromium events "dynamo" (frame compile) and "entire_backward_compile" (lazy
-        backward compile), B = begin, E = end, and the "key" of fx_graph_cache_{miss,hit}.
+        Uses the compile spans of a frame and of a lazy backward (chromium events "dynamo" and
+        "entire_backward_compile": begin, end) and the FX graph keys of the graph cache's
+        artifacts, as :mod:`inspectc.trace.live` reads them.
         """
-        artifact = metadata.get("artifact")
-        if isinstance(artifact, dict) and str(artifact.get("name", "")).startswith(
-            ("fx_graph_cache_miss", "fx_graph_cache_hit")
-        ):
-            try:
-                key = json.loads(payload or "{}").get("key")
-            except (ValueError, AttributeError):
-                key = None
-            cid = records.compile_id(metadata)
-            if isinstance(key, str) and cid is not None:
-                self._pending_keys.setdefault(cid, []).append(key)
+        cached = live.fx_graph_cache_key(metadata, payload)
+        if cached is not None:
+            cid, key = cached
+            self._pending_keys.setdefault(cid, []).append(key)
             return
-        if "chromium_event" not in metadata or not payload:
+        span = live.compile_span(metadata, payload)
+        if span is None:
             return
-        if '"dynamo"' not in payload and "entire_backward_compile" not in payload:
-            return  # hundreds of chromium events per compile: skip the JSON parse
-        try:
-            event = json.loads(payload)
-        except ValueError:
-            return
-        if not isinstance(event, dict) or event.get("name") not in _COMPILE_SPANS:
-            return
-        args = event.get("args")
-        compile_id = args.get("compile_id") if isinstance(args, dict) else None
-        if event.get("ph") == "B":
+        phase, compile_id = span
+        if phase == "B":
             self.on_compile_start()
-        elif event.get("ph") == "E" and isinstance(compile_id, str):
+        elif compile_id is not None:
             self.on_compile_event(compile_id, self._pending_keys.pop(compile_id, ()))
 
     def step(self) -> None:
@@ -201,23 +196,14 @@ class KernelTimer:
         self._prev_hook = None
         for result in self._results:
             events = result.events()
-            self._attributor.ingest(events)
-            self._gaps.ingest(events)  # what runs between compiled regions (a break's cost)
+            for reader in self.readers:
+                reader.ingest(events)
         self._results.clear()
         if self._restore_kernel_profile is not None:
             self._restore_kernel_profile()
             self._restore_kernel_profile = None
         for compile_id, payload in self.results().items():
-            cid = CompileId.parse(compile_id)
-            meta: dict[str, Any] = {"inspectc_kernel_times": {"compile_id": compile_id}}
-            if (
-                cid.autograd is None
-                and cid.frame is not None
-                and cid.compile is not None
-                and str(cid) == compile_id
-            ):
-                meta["frame_id"], meta["frame_compile_id"] = cid.frame, cid.compile
-            self._emit(meta, json.dumps(payload))
+            self._emit(*own_records.kernel_times(compile_id, payload))
         gaps = self._gaps.record()
         if gaps is not None:
             self._emit(*gaps)
@@ -316,18 +302,11 @@ class KernelTimer:
             cid = graph.compile_id or (
                 self._key_to_compile.get(graph.fx_graph_key) if graph.fx_graph_key else None
             )
-            payload = out.setdefault(
-                cid or "unknown",
-                {
-                    "version": SCHEMA_VERSION,
-                    "window": {"skip": self.skip, "count": self.count},
-                    "errors": list(self.errors),
-                    "environment": environment,
-                    "graphs": [],
-                },
-            )
-            plain = graph.as_dict()
-            if graph.phase == "forward" and graph.region.n:
-                payload["region"] = plain["region"]
-            payload["graphs"].append(plain)
+            payload = out.get(cid or "unknown")
+            if payload is None:
+                payload = out[cid or "unknown"] = own_records.kernel_times_payload(
+                    skip=self.skip, count=self.count, errors=self.errors, environment=environment
+                )
+            forward = graph.phase == "forward" and graph.region.n > 0
+            own_records.add_graph(payload, graph.as_dict(), forward_region=forward)
         return out

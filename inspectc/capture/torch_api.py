@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspectc.errors import TorchMissing
+from inspectc.trace import live
 
 TRACE_LOGGER = "torch.__trace"  # torch._logging._internal.trace_log: what TORCH_TRACE writes
 TESTED = ((2, 11), (2, 14))  # torch minor versions these touch points are written for
@@ -67,18 +68,32 @@ def cuda_version() -> str | None:
     return str(version) if version else None
 
 
+def _minor_version() -> tuple[int, int] | None:
+    """(major, minor) of ``torch.__version__``; None when it does not read as numbers."""
+    parts = (torch_version() or "").split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return None
+
+
 def untested_version() -> str | None:
     """A note when ``torch.__version__`` is outside :data:`TESTED`, else None."""
-    version = torch_version() or ""
-    parts = version.split("+")[0].split(".")
-    try:
-        minor = (int(parts[0]), int(parts[1]))
-    except (IndexError, ValueError):
-        return f"torch version {version!r} not understood: some details may be missing"
+    minor = _minor_version()
+    if minor is None:
+        return f"torch version {torch_version() or ''!r} not understood: some details may be missing"
     if TESTED[0] <= minor <= TESTED[1]:
         return None
     low, high = (f"{a}.{b}" for a, b in TESTED)
-    return f"torch {version} is outside the versions inspectc knows ({low}-{high}): details may be missing"
+    return f"torch {torch_version()} is outside the versions inspectc knows ({low}-{high}): details may be missing"
+
+
+def provenance_in_cache_key() -> bool:
+    """Whether Inductor's FX graph cache key holds the provenance level (torch >= 2.12:
+    ``FxGraphHashDetails.provenance_tracking_level``): a cache entry of a run without
+    provenance then never serves a run with it. An unreadable version counts as not."""
+    minor = _minor_version()
+    return minor is not None and minor >= (2, 12)
 
 
 # -- Inductor config flags ----------------------------------------------------------------
@@ -172,13 +187,7 @@ def current_compile_id() -> dict[str, int]:
     current = getattr(context, "current_compile_id", None)
     if current is None:
         return {}
-    cid = current()
-    out: dict[str, int] = {}
-    for key in ("frame_id", "frame_compile_id", "compiled_autograd_id"):
-        value = getattr(cid, key, None)
-        if isinstance(value, int):
-            out[key] = value
-    return out
+    return live.compile_id_metadata(current())
 
 
 def kernel_post_grad_nodes() -> dict[str, list[str]] | Missing:

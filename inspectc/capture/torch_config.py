@@ -98,14 +98,20 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def non_default_config() -> list[tuple[str, str]] | Missing:
-    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr)."""
+    """Every Dynamo, Inductor and torch.compiler option not at its default: (key, repr).
+
+    Only the config modules the run loaded: one it never imported held nothing it used (and
+    importing ``torch._dynamo.config`` loads all of Dynamo, seconds, after the program ended).
+    """
     out: list[tuple[str, str]] = []
     for namespace, module_name in CONFIG_MODULES.items():
+        module: Any = sys.modules.get(module_name)
+        if module is None:
+            continue
         try:
-            module: Any = importlib.import_module(module_name)
             entries = module._config
             is_default = module._is_default
-        except (ImportError, AttributeError) as exc:
+        except AttributeError as exc:
             return Missing(f"{module_name} lists no options ({exc})")
         for name in sorted(entries):
             if getattr(entries[name], "deprecated", False) or getattr(
@@ -113,11 +119,13 @@ def non_default_config() -> list[tuple[str, str]] | Missing:
             ):
                 continue  # deprecated: reading it warns, and it does nothing
             try:
+                if is_default(name):  # first: most options are, and reading one can copy its default
+                    continue
                 with warnings.catch_warnings():  # never a line on the user's stderr
                     warnings.simplefilter("ignore")
                     value = getattr(module, name)
                 # _is_default is False once an option was set, even back to its default
-                if is_default(name) or _same(value, getattr(entries[name], "default", None)):
+                if _same(value, getattr(entries[name], "default", None)):
                     continue
             except (AttributeError, KeyError, TypeError):  # an alias or a removed entry
                 continue
