@@ -17,12 +17,18 @@ import math
 import re
 from typing import Any
 
+from inspectc.model import Run
+from inspectc.model.cells import cell_label
 from inspectc.model.terminal import JSON_UNSAFE
 from inspectc.model.terminal import safe as printable  # noqa: F401 - the name readers import
 
 _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
 ZERO_WIDTH_JOINER = "\u200d"
 ELLIPSIS = "…"
+
+# What a path is shown relative to: the run (its cwd, and a notebook's cells named as the
+# notebook names them: ``cell [3]``), or a folder, or nothing.
+Base = Run | str | None
 
 
 def one_line(text: str | None, width: int = 100) -> str:
@@ -44,8 +50,14 @@ def cut_middle(text: str, width: int) -> str:
     return text[:left] + ELLIPSIS + text[len(text) - (width - 1 - left) :]
 
 
-def short_path(path: str | None, base: str | None = None, width: int | None = None) -> str:
-    """*path* relative to *base* (the run's cwd) when under it, else as recorded.
+def cwd_of(base: Base) -> str | None:
+    """The folder paths are shown relative to, from a :data:`Base`."""
+    return base.cwd if isinstance(base, Run) else base
+
+
+def short_path(path: str | None, base: Base = None, width: int | None = None) -> str:
+    """*path* relative to *base* (the run's cwd) when under it, else as recorded; given the
+    run, a notebook cell's file as the notebook names the cell (``cell [3]``).
 
     A plain prefix test, never the viewer's cwd, so a path reads the same on every machine.
     With *width*, a longer path loses parts from its middle, cut at separators and never
@@ -53,6 +65,11 @@ def short_path(path: str | None, base: str | None = None, width: int | None = No
     """
     if not path:
         return "?"
+    if isinstance(base, Run):
+        cell = base.cell(path)
+        if cell is not None:
+            return cell_label(cell)
+        base = base.cwd
     if base:
         prefix = base.rstrip("/\\") + ("\\" if "\\" in base and "/" not in base else "/")
         if path.startswith(prefix) and len(path) > len(prefix):
@@ -91,10 +108,17 @@ def _cut_middle(path: str, width: int) -> str:
     return sep.join([*head, ELLIPSIS, *tail])
 
 
-def location(filename: str | None, line: int | None, base: str | None, width: int | None = None) -> str:
-    """``path:LINE`` with the path shortened by :func:`short_path`."""
+def location(filename: str | None, line: int | None, base: Base, width: int | None = None) -> str:
+    """``path:LINE`` with the path shortened by :func:`short_path`; given the run, a line of a
+    notebook cell as IPython's tracebacks say it (``cell [3], line 7``).
+
+    Every reader shows a location through this function (the file name stays beside it: the
+    HTML page's tooltip, the JSON's ``filename``)."""
     where = short_path(filename, base, width)
-    return f"{where}:{line}" if line is not None and filename else where
+    if line is None or not filename:
+        return where
+    in_cell = isinstance(base, Run) and base.cell(filename) is not None
+    return f"{where}, line {line}" if in_cell else f"{where}:{line}"
 
 
 def no_mentions(text: str) -> str:

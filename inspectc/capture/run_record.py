@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from inspectc.capture import settings, torch_api
+from inspectc.capture import notebook, settings, torch_api
 from inspectc.capture.failures import Failures, why
 from inspectc.model import Run, RunOptions, secrets
 from inspectc.store import origin
@@ -78,6 +78,7 @@ def ended(
         end_reason=end_reason,
         devices=settings.devices(failures.record),
         options=replace(run.options, **used),
+        cells=notebook.cells(failures.record),  # a notebook's cell numbers (In [N])
         capture_errors=tuple(failures.messages),
     )
 

@@ -199,7 +199,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     with tty.read(args.report) as report:
         costs = break_costs(report.frames, report.region_gaps()) if args.max_break_cost_ms is not None else ()
         result = check_frames(report.frames, report.run, limits, costs)
-        run_cwd = report.run.cwd
+        run = report.run  # locations relative to its folder, a notebook's cells by number
         if kinds is not None:
             check_rank_differences(result, report_differences(report), kinds)
         if args.max_rel_error is not None:
@@ -214,7 +214,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "count": v.count,
                     "limit": v.limit,
                     "rank": v.rank,
-                    "details": details(v, run_cwd),
+                    "details": details(v, run),
                 }
                 for v in result.violations
             ],
@@ -225,5 +225,5 @@ def cmd_check(args: argparse.Namespace) -> int:
             data["total"] = result.total
         tty.out(json_text(json.dumps(data, indent=2, ensure_ascii=False)))
     else:
-        tty.out(render_check(result, limits, args.report, run_cwd))
+        tty.out(render_check(result, limits, args.report, run))
     return 0 if result.ok else 1

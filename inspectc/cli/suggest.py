@@ -29,6 +29,7 @@ from inspectc.errors import UsageError
 from inspectc.model import Frame, KernelTime, Run
 from inspectc.model.costs import RegionGaps
 from inspectc.model.stats import MIN_SAMPLES, mann_whitney_p
+from inspectc.render.sections.suggestions import target_text
 from inspectc.store.origin import consent
 from inspectc.store.reader import Report
 
@@ -95,7 +96,7 @@ def _suggest(args: argparse.Namespace, report: Report) -> int:
         tty.out("  no known remedy for this report's graph breaks and recompiles")
     for remedy in found:
         if remedy.change is None:
-            _print_code_remedy(remedy, frames)
+            _print_code_remedy(remedy, frames, run)
     if args.list or not tries:
         for remedy in tries:
             tty.out(f"  would try: --config {remedy.change.option if remedy.change else ''}  ({remedy.why})")
@@ -321,10 +322,10 @@ def _first_difference(before: str, after: str) -> str:
     return "only in line endings"
 
 
-def _print_code_remedy(remedy: Remedy, frames: list[Frame]) -> None:
+def _print_code_remedy(remedy: Remedy, frames: list[Frame], run: Run) -> None:
     tty.out(f"\ncode change: {printable(remedy.code or '')}   ({printable(remedy.why)[:80]})")
     for target in remedy.targets:
-        tty.out(f"  at {printable(target)}")
+        tty.out(f"  at {printable(target_text(target, run))}")  # as the summary says it
         resume = _resume_frame(target, frames)
         if resume is not None:
             tty.out(

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspectc.model.cells import checked_cells
 from inspectc.model.compile_id import CompileId as CompileId  # re-exported: readers import it here
 from inspectc.model.compile_id import ranked
 from inspectc.model.compile_id import without_id_prefix as without_id_prefix
@@ -315,6 +316,16 @@ class Run:
     world_size: int | None = None
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
+    # A notebook's cells: the file name IPython compiled each under -> its execution count
+    # (``In [3]``); None: not recorded (not a notebook, or an older report). Checked here.
+    cells: dict[str, int] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cells", checked_cells(self.cells))
+
+    def cell(self, filename: str | None) -> int | None:
+        """The execution count of the notebook cell whose code is *filename*; None: not one."""
+        return self.cells.get(filename) if self.cells and filename else None
 
     @property
     def in_notebook(self) -> bool:

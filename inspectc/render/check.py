@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from inspectc.analysis.breaks import flat
 from inspectc.analysis.check import CheckResult, Limits, RunProblem, Violation
-from inspectc.analysis.text import counted, location, one_line, printable
+from inspectc.analysis.text import Base, counted, location, one_line, printable
 
 MAX_DETAILS = 10
 
@@ -33,7 +33,7 @@ def _problem(p: RunProblem) -> str:
     return f"the run exited {p.exit_code}"
 
 
-def details(v: Violation, base: str | None = None) -> list[str]:
+def details(v: Violation, base: Base = None) -> list[str]:
     """What exceeds the limit, one line each (at most :data:`MAX_DETAILS`); paths relative to
     *base*, the run's folder, as every other output shows them."""
     if v.groups:
@@ -74,7 +74,7 @@ def details(v: Violation, base: str | None = None) -> list[str]:
     ]
 
 
-def render_check(result: CheckResult, limits: Limits, report_label: str, base: str | None = None) -> str:
+def render_check(result: CheckResult, limits: Limits, report_label: str, base: Base = None) -> str:
     c = result.counts
     if result.ok:
         parts = [

@@ -215,7 +215,7 @@ def repro_files(report: Report) -> list[tuple[str, str]]:
         if name in seen:
             continue
         seen.add(name)
-        where = location(f.filename, f.line, report.run.cwd)
+        where = location(f.filename, f.line, report.run)
         header = (
             f"# Runnable repro from torch (fx_graph_runnable) for frame {f.compile_id},"
             f" {f.function or '?'}() at {where}: {f.status}.\n"

@@ -16,18 +16,18 @@ import graphviz
 from inspectc.analysis.breaks import user_message
 from inspectc.analysis.resume import code_first_line
 from inspectc.analysis.views import one_line
-from inspectc.model import CompileId, Frame
+from inspectc.model import CompileId, Frame, Run
 from inspectc.model.limits import scale
 from inspectc.render.graph.style import (
     FONT,
     STATUS_FILL,
     clip,
+    graph_where,
     html,
     ident,
     label,
     plain,
     plural,
-    short_loc,
     small,
 )
 from inspectc.render.sections.breaks import failure_text
@@ -76,16 +76,16 @@ def breaks_dot(report: Report) -> str:
         if len(ranks) > 1:
             attrs = {"label": label(f"<B>rank {rank}</B>"), "style": "dashed"}
             with dot.subgraph(name=f"cluster_rank_{rank}", graph_attr=attrs) as cluster:
-                _draw_groups(cluster, of_rank, run.cwd)
+                _draw_groups(cluster, of_rank, run)
         else:
-            _draw_groups(dot, of_rank, run.cwd)
+            _draw_groups(dot, of_rank, run)
     # Execution order, top to bottom, without drawing it.
     for rank in ranks:
         ordered = [f for f in frames if f.rank == rank]
         for before, after in zip(ordered, ordered[1:], strict=False):
             dot.edge(frame_id(before), frame_id(after), style="invis", weight="2")
     for frame in frames:
-        _draw_breaks(dot, frame, frames, run.cwd)
+        _draw_breaks(dot, frame, frames, run)
     return dot.source
 
 
@@ -158,10 +158,10 @@ def _named(frames: list[Frame], cid: CompileId | None) -> Frame | None:
     return next((f for f in frames if cid is not None and f.compile_id.same_compile(cid)), None)
 
 
-def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], cwd: str | None) -> None:
+def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], run: Run) -> None:
     for index, versions in enumerate(groups):
         first = versions[0]
-        where = f"{short_loc(first.filename, cwd)}:{first.line}" if first.filename else "?"
+        where = graph_where(first.filename, first.line, run)
         title = f"<B>{html(first.function or '?', 80)}</B><BR/>{small(html(where, 100))}"
         rank = "" if first.rank is None else f"r{first.rank}_"
         attrs = {"label": label(title), "style": "rounded", "color": "#777777", "fontname": FONT}
@@ -206,7 +206,7 @@ def _frame_node(dot: graphviz.Digraph, frame: Frame) -> None:
     )
 
 
-def _draw_breaks(dot: graphviz.Digraph, frame: Frame, frames: list[Frame], cwd: str | None) -> None:
+def _draw_breaks(dot: graphviz.Digraph, frame: Frame, frames: list[Frame], run: Run) -> None:
     if not frame.graph_breaks:
         return
     target = resume_target(frame, frames)
@@ -219,7 +219,7 @@ def _draw_breaks(dot: graphviz.Digraph, frame: Frame, frames: list[Frame], cwd: 
         if key in seen:
             continue
         seen.add(key)
-        where = f"{short_loc(gb.filename, cwd)}:{gb.line}" if gb.filename else "?"
+        where = graph_where(gb.filename, gb.line, run)
         said = user_message(gb)  # the user's graph_break(msg=...) words first
         why = html(one_line(f'"{said}"', 80)) + "<BR/>" if said else ""
         markup = f"<B>graph break</B><BR/>{why}{html(one_line(gb.reason, 80))}<BR/>{small(html(where, 100))}"

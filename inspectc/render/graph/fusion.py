@@ -16,7 +16,7 @@ import graphviz
 
 from inspectc.analysis.roofline import launch_reads, roofline
 from inspectc.errors import UsageError
-from inspectc.model import CompileId, Frame, Kernel
+from inspectc.model import CompileId, Frame, Kernel, Run
 from inspectc.model import fxgraph as fxtext
 from inspectc.render.graph.breaks import breaks_dot as breaks_dot  # tests/test_import_hygiene.py
 from inspectc.render.graph.plan import Fusion, Plan, find_frame, make_plan
@@ -30,6 +30,7 @@ from inspectc.render.graph.style import (
     UNTIMED,
     font_on,
     fraction_fill,
+    graph_where,
     html,
     ident,
     isolated_text,
@@ -86,7 +87,9 @@ def fusion_dot(
     fusion = Fusion(fxtext.parse(text), kernels)
     plan = make_plan(fusion, module, collapse, max_nodes)
     reads = launch_reads(report, kernels) if report.bench.run is not None else {}  # % limit's bytes
-    return _FusionWriter(frame, fusion, plan, backward, report.bench, color_by, reads, links).write()
+    return _FusionWriter(
+        frame, fusion, plan, backward, report.bench, color_by, reads, links, report.run
+    ).write()
 
 
 def fx_id(name: str, kernel: Kernel | None = None) -> str:
@@ -105,7 +108,9 @@ class _FusionWriter:
         color_by: str,
         reads: dict[int, int] | None = None,
         links: Callable[[Kernel], str] | None = None,
+        run: Run | None = None,
     ) -> None:
+        self.run = run  # its folder and a notebook's cells, for the title's location
         self.frame, self.fusion, self.plan, self.backward = frame, fusion, plan, backward
         self.links = links
         self.bench, self.color_by = bench, color_by
@@ -149,14 +154,19 @@ class _FusionWriter:
         self._legend()
         return self.dot.source
 
+    def _where(self, filename: str | None, line: int | None) -> str:
+        if self.run is not None and self.run.cell(filename) is not None:
+            return graph_where(filename, line, self.run)  # cell [3], line 7
+        return f"{short_path(filename)}:{line}"
+
     def _title(self) -> str:
         f = self.frame
         name = f.shown_name or "?"  # BertModel.forward, not transformers' ``wrapper``
         site = f.call_site if f.callable_name and f.call_site and f.call_site.filename else None
         if site is not None:  # the frame's code is a library's wrapper: the user's line that called it
-            where = f"{name} called at {short_path(site.filename)}:{site.line}"
+            where = f"{name} called at {self._where(site.filename, site.line)}"
         else:
-            where = f"{name} at {short_path(f.filename)}:{f.line}" if f.filename else name
+            where = f"{name} at {self._where(f.filename, f.line)}" if f.filename else name
         which = "backward" if self.backward else "forward"
         gen = len(self.fusion.generated)
         ext = sum(1 for k in self.fusion.kernels if k.language == "extern")

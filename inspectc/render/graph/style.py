@@ -18,6 +18,7 @@ from urllib.parse import quote as percent
 import graphviz
 
 from inspectc.analysis.roofline import roofline
+from inspectc.analysis.text import location
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -26,6 +27,7 @@ from inspectc.model import (
     STATUS_INTERRUPTED,
     STATUS_OK,
     Kernel,
+    Run,
 )
 from inspectc.render.roofline import limit_text
 from inspectc.render.timefmt import NOISY, column_unit
@@ -128,6 +130,13 @@ def short_path(path: str | None) -> str:
         return "?"
     parts = Path(path).parts
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
+
+
+def graph_where(filename: str | None, line: int | None, run: Run | None) -> str:
+    """A location in a graph: ``model.py:41`` (:func:`short_loc`), a notebook's ``cell [3], line 7``."""
+    if run is not None and run.cell(filename) is not None:
+        return location(filename, line, run)  # the one way a cell is named
+    return f"{short_loc(filename, run.cwd if run else None)}:{line}" if filename else "?"
 
 
 def short_loc(path: str | None, cwd: str | None) -> str:

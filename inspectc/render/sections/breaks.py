@@ -14,6 +14,7 @@ from inspectc.analysis import breaks
 from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.resume import short_function
+from inspectc.analysis.text import Base, cwd_of
 from inspectc.analysis.text import location as short_location
 from inspectc.analysis.trie import break_trie
 from inspectc.analysis.views import BreakGroup, break_groups
@@ -44,9 +45,7 @@ STACK_CAP = 12  # innermost user-stack frames in a break's fold
 WHERE_WIDTH = 40
 
 
-def place(
-    filename: str | None, line_no: int | None, base: str | None, width: int | None = WHERE_WIDTH
-) -> Span:
+def place(filename: str | None, line_no: int | None, base: Base, width: int | None = WHERE_WIDTH) -> Span:
     """``train.py:41`` (relative to the run's folder, shortened to *width*) as code, the full path
     behind it."""
     return Span(short_location(filename, line_no, base, width), CODE, full=filename)
@@ -75,7 +74,7 @@ def graph_breaks(
     total = sum(g.count for g in groups)
     on_ranks = f"; ranks {ranges(ranks)} together" if len(ranks) > 1 else ""
     items = tuple(
-        _break_item(g, run.cwd, ranked=len(ranks) > 1, cost=cost_of.get((g.filename, g.line, g.reason)))
+        _break_item(g, run, ranked=len(ranks) > 1, cost=cost_of.get((g.filename, g.line, g.reason)))
         for g in groups[:limit]
     )
     more = len(groups) - len(items)
@@ -91,7 +90,7 @@ def graph_breaks(
     )
 
 
-def _break_item(g: BreakGroup, base: str | None, *, ranked: bool, cost: BreakCost | None = None) -> Item:
+def _break_item(g: BreakGroup, base: Base, *, ranked: bool, cost: BreakCost | None = None) -> Item:
     """A break group: count, place, name and id, the frames; then, whole, what it means and
     its documentation page (never cut: they are what the reader acts on)."""
     title, explanation = breaks.title_and_explanation(g.example)
@@ -100,7 +99,7 @@ def _break_item(g: BreakGroup, base: str | None, *, ranked: bool, cost: BreakCos
     site = breaks.user_site(g.example)
     notes: list[Line] = []
     if site is not None:  # inside a library: the user's own line first, where it broke under it
-        inside = f"{comparable_path(g.filename, base)}:{g.line}"  # torch/optim/optimizer.py:79
+        inside = f"{comparable_path(g.filename, cwd_of(base))}:{g.line}"  # torch/optim/optimizer.py:79
         where = place(site.filename, site.line, base)
         notes.append(line("broke inside library code: ", Span(inside, CODE, full=g.filename)))
     for said in (breaks.reason_if_new(g.example), explanation, _skipped(g, ranked)):
@@ -152,7 +151,7 @@ def _skipped(g: BreakGroup, ranked: bool) -> str | None:
     return f"in {ids}{', …' if len(g.skipped) > 4 else ''}: {said}"
 
 
-def break_details(g: BreakGroup, base: str | None) -> str:
+def break_details(g: BreakGroup, base: Base) -> str:
     """The bulky part of a break group (type, explanation, hints, stack, whole reason)."""
     ex = g.example
     out = []
@@ -170,7 +169,7 @@ def break_details(g: BreakGroup, base: str | None) -> str:
     return "\n".join(out)
 
 
-def stack_lines(gb: GraphBreak, base: str | None) -> list[str]:
+def stack_lines(gb: GraphBreak, base: Base) -> list[str]:
     if not gb.user_stack:
         return []
     out = ["user stack (most recent call last):"]
@@ -226,7 +225,6 @@ def frame_name(f: Frame) -> str:
 def _recompile_item(f: Frame, r: Recompile, frames: Sequence[Frame], run: Run) -> Item:
     """A recompile: the frame, the user line torch's message names, the failed guard, and
     what a ``___stackN`` in it holds."""
-    base = run.cwd
     guard = r.guard or r.text
     site = breaks.recompile_site(r.text, f.filename)
     at = site or StackFrame(filename=f.filename, line=f.line, function=f.function)
@@ -235,14 +233,14 @@ def _recompile_item(f: Frame, r: Recompile, frames: Sequence[Frame], run: Run) -
         Span(f"{fid:<6}", CODE, link="#" + frame_anchor(f.compile_id)),
         " ",
         frame_name(f),
-        *((" at ", place(at.filename, at.line, base)) if at.filename else ()),
+        *((" at ", place(at.filename, at.line, run)) if at.filename else ()),
         *((" `", site.code, "`") if site and site.code else ()),
         ": ",
         _one_line(guard, 120),
         f" (guard of {r.earlier_compile_id} failed)" if r.earlier_compile_id else None,
     )
     notes = [
-        line(stack_value(value, short_location(value.filename, value.line, base, WHERE_WIDTH)))
+        line(stack_value(value, short_location(value.filename, value.line, run, WHERE_WIDTH)))
         for value in breaks.stack_values(guard, f, frames, run.python_version)
     ]
     failed = r.failed_guards
@@ -298,7 +296,7 @@ def failed_frames(frames: Sequence[Frame], run: Run) -> Section | None:
                 line(
                     Span(f"{fid:<6}", CODE, link="#" + frame_anchor(f.compile_id)),
                     " ",
-                    place(fail.filename or f.filename, fail.line or f.line, run.cwd),
+                    place(fail.filename or f.filename, fail.line or f.line, run),
                     "  ",
                     _one_line(failure_text(fail), 240),
                 ),
@@ -320,7 +318,7 @@ def break_stacks(frames: Sequence[Frame], run: Run) -> Section | None:
     root = break_trie(frames)
     if not root.children and not root.breaks:
         return None
-    lines = render_trie(root, lambda filename, line_no: short_location(filename, line_no, run.cwd))
+    lines = render_trie(root, lambda filename, line_no: short_location(filename, line_no, run))
     return Section(
         key="stacks",
         title="Break stacks",

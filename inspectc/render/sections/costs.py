@@ -42,7 +42,7 @@ def costs(
     items = []
     for c in measured[:SHOWN]:
         g = c.group
-        where = Span(short_location(g.filename, g.line, run.cwd, 40), CODE, full=g.filename)
+        where = Span(short_location(g.filename, g.line, run, 40), CODE, full=g.filename)
         head = line(
             Span(f"{time_text(c.cost_us or 0.0):>9}", STRONG),
             "  break at ",

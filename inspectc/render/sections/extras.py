@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
+from inspectc.analysis.text import Base
 from inspectc.analysis.text import location as short_location
 from inspectc.model import CompileId, Frame, Run, StackFrame
 from inspectc.model.runrecords import AotCompile, ExportedProgram, RunRecords
@@ -106,7 +107,7 @@ def symbolic_shapes(frames: Sequence[Frame], run: Run) -> Section | None:
         more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
         notes = []
         for g in guards[:3]:
-            where = short_location(g.filename, g.line, run.cwd, 40) if g.filename else ""
+            where = short_location(g.filename, g.line, run, 40) if g.filename else ""
             notes.append(line(g.expr[:70], *(("  ", Span(where, CODE, full=g.filename)) if where else ())))
         items.append(
             Item(
@@ -129,7 +130,7 @@ def symbolic_shapes(frames: Sequence[Frame], run: Run) -> Section | None:
 # -- beside the frames: torch.export, AOTInductor, links, artifacts -----------------------------
 
 
-def _site(frame: StackFrame, base: str | None) -> Line:
+def _site(frame: StackFrame, base: Base) -> Line:
     code = f": {_first(frame.code, 80)}" if frame.code else ""
     return line(Span(short_location(frame.filename, frame.line, base, 40), CODE, full=frame.filename), code)
 
@@ -150,16 +151,16 @@ def beside_frames(records: RunRecords, run: Run) -> list[Section]:
                 " draft-export report) only with TORCH_DTRACE=<dir>, not TORCH_TRACE",
             )
         )
-    out += [_program(p, run.cwd) for p in records.exported_programs]
+    out += [_program(p, run) for p in records.exported_programs]
     issues = programs.issues_of(records)
     if issues or records.exported_programs:
-        out.append(_issues(records, run.cwd))
-    out += [_aot(a, run.cwd) for a in records.aot_compiles]
+        out.append(_issues(records, run))
+    out += [_aot(a, run) for a in records.aot_compiles]
     out += _links(records)
     return out
 
 
-def _program(p: ExportedProgram, base: str | None) -> Section:
+def _program(p: ExportedProgram, base: Base) -> Section:
     rank = f"rank {p.rank} " if p.rank is not None else ""
     kinds = Counter(i.split(": ", 1)[1].split()[0] if ": " in i else "?" for i in p.inputs)
     inputs = ", ".join(plural(n, k.lower().replace("_", " ")) for k, n in kinds.items())
@@ -181,7 +182,7 @@ def _program(p: ExportedProgram, base: str | None) -> Section:
     return Section(key="exported_program", title=title, items=tuple(items))
 
 
-def _issues(records: RunRecords, base: str | None) -> Section:
+def _issues(records: RunRecords, base: Base) -> Section:
     issues = programs.issues_of(records)
     if not issues:
         return Section(
@@ -217,7 +218,7 @@ def _issues(records: RunRecords, base: str | None) -> Section:
     )
 
 
-def _aot(a: AotCompile, base: str | None) -> Section:
+def _aot(a: AotCompile, base: Base) -> Section:
     rank = f"rank {a.rank} " if a.rank is not None else ""
     langs = Counter("library call" if k.kernel.language == "extern" else k.kernel.language for k in a.kernels)
     took = f", {a.compile_s:.1f}s compiling" if a.compile_s is not None else ""

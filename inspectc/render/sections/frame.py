@@ -48,11 +48,11 @@ def facts(frame: Frame, run: Run) -> Section:
         ("function", shown_function(frame)),
         (
             "location",
-            short_location(frame.filename, frame.line, run.cwd) if frame.filename else "not recorded",
+            short_location(frame.filename, frame.line, run) if frame.filename else "not recorded",
         ),
     ]
     if frame.call_site is not None and frame.call_site.filename:
-        rows.append(("called at", short_location(frame.call_site.filename, frame.call_site.line, run.cwd)))
+        rows.append(("called at", short_location(frame.call_site.filename, frame.call_site.line, run)))
     rows += [("status", frame.status)]
     if frame.failure is not None:
         rows.append(("failure", failure_text(frame.failure)))
@@ -125,7 +125,7 @@ def _stack_fold(gb: GraphBreak, run: Run) -> Fold | None:
     out = []
     for pos in stack:
         sf = pos.frame
-        out.append(f"{short_location(sf.filename, sf.line, run.cwd)} in {sf.function or '?'}")
+        out.append(f"{short_location(sf.filename, sf.line, run)} in {sf.function or '?'}")
         if sf.code:
             out.append(f"    {sf.code.strip()}")
             caret = pos.caret()
@@ -166,14 +166,10 @@ def graph_breaks(
     for n, (gb, count) in enumerate(found):
         title, explanation = breaks.title_and_explanation(gb)
         site = breaks.user_site(gb)
-        where = (
-            place(site.filename, site.line, run.cwd, None)
-            if site
-            else place(gb.filename, gb.line, run.cwd, None)
-        )
+        where = place(site.filename, site.line, run, None) if site else place(gb.filename, gb.line, run, None)
         notes: list[Line] = []
         if site is not None:
-            notes.append(line("broke inside library code at ", place(gb.filename, gb.line, run.cwd, None)))
+            notes.append(line("broke inside library code at ", place(gb.filename, gb.line, run, None)))
         url = breaks.doc_url(gb)
         if url:
             notes.append(line(Span(gb.gb_id or "documentation", STRONG), " ", Span(url, link=url)))
@@ -249,7 +245,7 @@ def guards(frame: Frame, run: Run) -> Section | None:
     columns = (Column("kind"), Column("source"), Column("check"), Column("user line"), Column("hint"))
     rows = []
     for g in frame.guards[:MAX_GUARDS]:
-        where = short_location(g.filename, g.line, run.cwd) if g.filename else ""
+        where = short_location(g.filename, g.line, run) if g.filename else ""
         rows.append(
             (
                 line(g.kind),
@@ -289,7 +285,7 @@ def graphs(frame: Frame, run: Run, text: GraphText) -> Section:
             )
         )
     if not items:
-        where = short_location(frame.filename, frame.line, run.cwd) if frame.filename else None
+        where = short_location(frame.filename, frame.line, run) if frame.filename else None
         return Section(key="frame-graphs", title="FX graphs", notes=(line(no_graph_reason(frame, where)),))
     return Section(key="frame-graphs", title=f"FX graphs and code ({len(items)})", items=tuple(items))
 
@@ -352,8 +348,7 @@ def extras(frame: Frame, run: Run) -> Section | None:
     if s is not None:
         names = ", ".join(f"{x.symbol}={x.source}" for x in s.symbols)
         guards_ = [
-            line(g.expr, "  ", place(g.filename, g.line, run.cwd) if g.filename else "")
-            for g in s.guards[:20]
+            line(g.expr, "  ", place(g.filename, g.line, run) if g.filename else "") for g in s.guards[:20]
         ]
         items.append(Item(line(Span("symbolic shapes", STRONG), f" {names or 'none'}"), tuple(guards_)))
     if not items:

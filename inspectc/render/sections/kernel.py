@@ -76,7 +76,7 @@ def origins(k: Kernel, run: Run, node_link: Callable[[str], str | None] | None =
     items = []
     for o in k.origins[:MAX_ORIGINS]:
         where = (
-            Span(short_location(o.filename, o.line, run.cwd), CODE, full=o.filename)
+            Span(short_location(o.filename, o.line, run), CODE, full=o.filename)
             if o.filename
             else "user line not recorded"
         )

@@ -50,7 +50,7 @@ def summary_page(
         suggestions.suggestions(frames, r, path),
         break_sections.break_stacks(frames, r),
         run.capture_errors(report),
-        tables.frames_table(frames, r.cwd),
+        tables.frames_table(frames, r),
     ]
     quoted = shlex.quote(path)
     return Page(

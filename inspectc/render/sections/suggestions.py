@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 from inspectc.analysis.paths import comparable_path
 from inspectc.analysis.remedies import Remedy, can_suggest, remedies
+from inspectc.analysis.text import Base, cwd_of, location
 from inspectc.model import Frame, Run
+from inspectc.model.limits import small_int
 from inspectc.render.sections import CODE, Item, Line, Section, Span, line
 
 SHOWN = 8
@@ -24,17 +26,20 @@ def how_to_prove(run: Run, report: str) -> str:
     )
 
 
-def target_text(target: str, base: str | None) -> str:
+def target_text(target: str, base: Base) -> str:
     """``break samples/x.py:24`` with the path relative to the run's folder, as every other
-    section shows paths (remedies keep the recorded, absolute one)."""
+    section shows paths (remedies keep the recorded, absolute one); ``break cell [3], line 7``
+    in a notebook."""
     kind, _, where = target.partition(" ")
     if kind not in ("break", "failure") or ":" not in where:
         return target
     path, _, line_no = where.rpartition(":")
-    return f"{kind} {comparable_path(path, base)}:{line_no}"
+    if isinstance(base, Run) and base.cell(path) is not None:
+        return f"{kind} {location(path, small_int(line_no), base)}"
+    return f"{kind} {comparable_path(path, cwd_of(base))}:{line_no}"
 
 
-def remedy_item(r: Remedy, base: str | None) -> Item:
+def remedy_item(r: Remedy, base: Base) -> Item:
     targets = [target_text(t, base) for t in r.targets]
     where = ", ".join(targets[:2]) + (f" (+{len(targets) - 2})" if len(targets) > 2 else "")
     if r.change:
@@ -59,7 +64,7 @@ def suggestions(frames: Sequence[Frame], run: Run, report: str) -> Section | Non
     return Section(
         key="suggestions",
         title=f"Suggestions ({len(found)}; {how_to_prove(run, quoted)})",
-        items=tuple(remedy_item(r, run.cwd) for r in found[:SHOWN]),
+        items=tuple(remedy_item(r, run) for r in found[:SHOWN]),
         notes=tuple(notes),
         counts={"total": len(found), "config": tries},
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from inspectc.analysis.resume import shown_call_site, shown_function
 from inspectc.analysis.roofline import launch_reads, roofline
-from inspectc.analysis.text import counted, cut_middle
+from inspectc.analysis.text import Base, counted, cut_middle
 from inspectc.analysis.text import location as short_location
 from inspectc.model import Frame, KernelTime
 from inspectc.render.roofline import bench_cells, method_lines
@@ -95,7 +95,7 @@ def warmup_text(t: KernelTime) -> str:
     return f"warm-up: {counted(n, 'call')}, {unit.fmt(spent)} {unit.name}, left out of the total"
 
 
-def frame_where(f: Frame, base: str | None) -> Span:
+def frame_where(f: Frame, base: Base) -> Span:
     """The frame's code, or the user's line that called it: a wrapper's frame, generated code
     (a GraphModule's ``forward`` at ``<eval_with_key>.N``)."""
     site = shown_call_site(f)
@@ -107,7 +107,7 @@ def frame_where(f: Frame, base: str | None) -> Span:
     return Span(short_location(f.filename, f.line, base, 40), CODE, full=f.filename)
 
 
-def frames_table(frames: Sequence[Frame], base: str | None, *, limit: int = MAX_FRAMES) -> Section | None:
+def frames_table(frames: Sequence[Frame], base: Base, *, limit: int = MAX_FRAMES) -> Section | None:
     if not frames:
         return None
     columns = tuple(
