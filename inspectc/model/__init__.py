@@ -317,8 +317,9 @@ class Run:
     options: RunOptions = field(default_factory=lambda: RunOptions())
     capture_errors: tuple[str, ...] = ()
     # A notebook's cells: the file name IPython compiled each under -> its execution count
-    # (``In [3]``); None: not recorded (not a notebook, or an older report). Checked here.
-    cells: dict[str, int] | None = None
+    # (``In [3]``); None: not recorded (not a notebook, or an older report). Checked here. Left
+    # out of the hash (a dict has none), so a run stays hashable as it was.
+    cells: dict[str, int] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cells", checked_cells(self.cells))

@@ -23,6 +23,7 @@ def checked_cells(value: Any) -> dict[str, int] | None:
 
     What does not read as an entry (a key not a string or too long, a count not a whole
     number from 1 to :data:`MAX_COUNT`, a bool) is left out; the first :data:`MAX_CELLS` kept.
+    A map with no entry left reads as None.
     """
     if not isinstance(value, dict):
         return None
@@ -37,7 +38,7 @@ def checked_cells(value: Any) -> dict[str, int] | None:
             and 0 < count <= MAX_COUNT
         ):
             out[name] = count
-    return out
+    return out or None  # no entry read: not recorded, as a missing map
 
 
 def cell_label(count: int) -> str:

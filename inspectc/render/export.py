@@ -69,6 +69,7 @@ def export_report(report: Report, *, sources: bool = True, report_path: str | No
             {
                 "filename": g.filename,
                 "line": g.line,
+                "cell": run.cell(g.filename),  # a notebook cell's In [N]; null: not in one
                 "reason": g.reason,
                 "gb_type": g.gb_type,
                 "gb_id": g.gb_id,
@@ -110,6 +111,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: _Sources) -
         "call_site": to_plain(f.call_site),  # the user's line that called into the frame
         "filename": f.filename,
         "line": f.line,
+        "cell": report.run.cell(f.filename),  # a notebook cell's In [N]; null: not in one
         "status": f.status,
         # dynamo (a compile Dynamo started, the headline's frames) | compiled_autograd |
         # export | recompile_limit: schema 3, additive
@@ -127,6 +129,7 @@ def _frame(report: Report, f: Frame, kernels: list[Kernel], sources: _Sources) -
                 "hints": list(gb.hints),
                 "filename": gb.filename,
                 "line": gb.line,
+                "cell": report.run.cell(gb.filename),
                 "user_stack": to_plain(gb.user_stack),
                 "debug_context": gb.debug_context,
                 "frame_skipped": gb.frame_skipped,

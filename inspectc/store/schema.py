@@ -87,6 +87,8 @@ FORMAT = "inspectc-report"
 #      Also 3 (additive, default read as "not recorded"): a RunRecords ``GraphCollectives`` carries
 #      ``code_calls``: the ``_c10d_functional`` ops its output code calls, in order (tlparse's
 #      collectives parity compares them with the schedule).
+#      Also 3 (additive, absent read as "not recorded"): the run record carries ``cells``: a
+#      notebook's cell file names -> execution counts (``model/cells.py``, checked on read).
 SCHEMA_VERSION = 3
 NO_RANK = -1  # stored for "not a distributed run" (NULLs do not work in keys)
 
