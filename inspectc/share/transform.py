@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspectc.errors import ReportError
@@ -47,6 +47,7 @@ _NODE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _GUARD_WHERE = re.compile(r"[^#\n:]{1,500}:\d+ in [^#\n]{1,300}")
 # Metadata that is a map from kernels to the user's source (tracebacks as text)
 SOURCE_MAPS = frozenset({"inductor_provenance"})
+RUN_KEYS = ("run", "ranks")  # meta entries that hold run records (a merged report's: ranks)
 
 
 def strip_code_lines(text: str | None) -> str | None:
@@ -218,13 +219,47 @@ def _records_without_source(payload: str) -> str:
     return json.dumps(to_plain(stripped))
 
 
+def file_names(value: Any, into: set[str]) -> None:
+    """Add every ``filename`` string of a plain JSON value to *into* (a frame's stacks, breaks
+    and guards, a kernel's origins, a run record's call sites: every place a location is kept)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            name = item.get("filename")
+            if isinstance(name, str):
+                into.add(name)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+
+
+def cells_named(entry: str, named: set[str]) -> str:
+    """A run meta entry (``run``, or ``ranks``' records) whose notebook ``cells`` keep only the
+    cells the copy names elsewhere: the map holds every cell the session ran, and a cell's file
+    name is a hash of its code (ipykernel's), which the copy must not add for code it never ran."""
+    try:
+        data = json.loads(entry)
+    except (ValueError, RecursionError):
+        return entry
+    ranks = [e.get("run") for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    runs = [run for run in [data, *ranks] if isinstance(run, dict) and isinstance(run.get("cells"), dict)]
+    for run in runs:
+        run["cells"] = {name: n for name, n in run["cells"].items() if name in named} or None
+    return json.dumps(data) if runs else entry
+
+
 @dataclass
 class ShareRewrite:
     """What ``share`` does to each row of the copy (:func:`~inspectc.store.rewrite.rewrite_report`):
-    every text through *redactor* (when given), the user's source left out with *no_source*."""
+    every text through *redactor* (when given), the user's source left out with *no_source*.
+    Run records are written last, with only the notebook cells a frame, kernel or run record
+    of the copy names (:func:`cells_named`)."""
 
     redactor: Redactor | None
     no_source: bool = False
+    held: dict[str, str] = field(default_factory=dict)  # run records, written after every row
+    named: set[str] = field(default_factory=set)  # the file names the copy's rows hold
 
     def _sub(self, text: str) -> str:
         return self.redactor.sub(text) if self.redactor is not None else text
@@ -236,10 +271,13 @@ class ShareRewrite:
     def meta(self, key: str, value: str) -> str | None:
         if key in (META_KEY, "redaction"):  # the salted hashes stay in the private report
             return None
-        if self.redactor is None:
-            return value
-        self._at(f"meta {key}")
-        return _scrub_meta(key, value, self.redactor)
+        if self.redactor is not None:
+            self._at(f"meta {key}")
+            value = _scrub_meta(key, value, self.redactor)
+        if key in RUN_KEYS and '"cells"' in value:
+            self.held[key] = value  # its cells are known once every row is read: added_meta
+            return None
+        return value
 
     def event(self, event: Event, offsets: frozenset[int]) -> Rewritten:
         self._at(f"event {event.seq} ({event.name})")
@@ -264,6 +302,8 @@ class ShareRewrite:
                 )
         if payload is not None and self.redactor is not None:
             payload, moved = self.redactor.sub_mapped(payload, offsets)
+        if payload is not None and event.name == RECORDS_EVENT:  # exports' and AOT compiles' call sites
+            self._names_in(payload)
         new = replace(event, name=self._sub(event.name), metadata=metadata, payload=payload)
         return Rewritten(new, moved if moved is not None else {o: o for o in offsets})
 
@@ -274,6 +314,7 @@ class ShareRewrite:
             plain = to_plain(_strip_source(from_plain(Frame, plain)))
         if self.redactor is not None:
             plain = self.redactor.sub_plain(plain)  # field by field: a guard keeps its shape, JSON stays JSON
+        file_names(plain, self.named)
         return json.dumps(plain)
 
     def kernel(self, kid: int, name: str, data: str) -> tuple[str, str]:
@@ -285,7 +326,14 @@ class ShareRewrite:
             if self.redactor is not None:
                 plain = self.redactor.sub_plain(plain)
             data = json.dumps(plain)
+        self._names_in(data)
         return self._sub(name), data
+
+    def _names_in(self, text: str) -> None:
+        try:
+            file_names(json.loads(text), self.named)
+        except (ValueError, RecursionError):
+            pass  # not JSON: it names no cell a reader would look up
 
     def bench(self, kernel: str, data: str) -> tuple[str, str]:
         self._at(f"bench {kernel}")
@@ -297,7 +345,8 @@ class ShareRewrite:
         return self._sub(text)
 
     def added_meta(self) -> dict[str, str]:
-        return {"redaction": self.notes().to_meta()}
+        runs = {key: cells_named(entry, self.named) for key, entry in self.held.items()}
+        return {**runs, "redaction": self.notes().to_meta()}
 
     def notes(self) -> CopyNotes:
         left_out = ("user source lines", "kernel source", "graphs and repros") if self.no_source else ()
