@@ -14,6 +14,7 @@ from rich.text import Text
 
 from inspectc.analysis import text as report_text
 from inspectc.analysis.resume import Branch, short_function, shown_call_site, shown_function
+from inspectc.analysis.text import Base
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -84,13 +85,13 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def short_path(path: str | None, base: str | None, width: int | None = None) -> str:
+def short_path(path: str | None, base: Base, width: int | None = None) -> str:
     """*path* relative to the run's cwd when inside it (never the viewer's cwd: stable),
     cut in the middle at separators to *width*."""
     return report_text.short_path(path, base, width)
 
 
-def location(filename: str | None, line: int | None, base: str | None, width: int | None = None) -> str:
+def location(filename: str | None, line: int | None, base: Base, width: int | None = None) -> str:
     return report_text.location(filename, line, base, width)
 
 
@@ -106,14 +107,14 @@ def function_name(name: str | None | Frame, branch: Branch | None = None) -> str
     return f"{short} → line {branch.line}" if branch is not None else short
 
 
-def call_site_of(frame: Frame, base: str | None) -> str | None:
+def call_site_of(frame: Frame, base: Base) -> str | None:
     """``called at train.py:9``: the user's line that called a library wrapper's frame that is
     named after the user's callable (as the summary says it); None for other frames."""
     site = shown_call_site(frame)
     return "called at " + location(site.filename, site.line, base) if site is not None else None
 
 
-def frame_where(frame: Frame, base: str | None) -> str:
+def frame_where(frame: Frame, base: Base) -> str:
     """A frame's location for tables: its code, or for a wrapper's frame the user's call."""
     return call_site_of(frame, base) or location(frame.filename, frame.line, base)
 

@@ -37,7 +37,7 @@ class SourceDialog(ModalScreen[None]):
     def on_mount(self) -> None:
         found = excerpt(self.filename, self.line, run_cwd=self.data.run.cwd, report_path=self.data.path)
         title = literal(self.title_text, "bold") + Text("  ") if self.title_text else Text()
-        title.append_text(literal(location(self.filename, self.line, self.data.run.cwd), "cyan"))
+        title.append_text(literal(location(self.filename, self.line, self.data.run), "cyan"))
         view = self.query_one(CodeView)
         if found.note:
             title.append("\n")

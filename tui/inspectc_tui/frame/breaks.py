@@ -99,7 +99,7 @@ class BreaksPane(FramePane):
 
     # -- entries -----------------------------------------------------------------------
     def _entries(self) -> list[Entry]:
-        base = self.data.run.cwd
+        base = self.data.run
         entries = []
         failure = self.frame.failure
         if failure is not None:
@@ -129,7 +129,7 @@ class BreaksPane(FramePane):
         return entries
 
     def _head(self, gb: GraphBreak, here: Position | None) -> Text:
-        base = self.data.run.cwd
+        base = self.data.run
         name, _ = title_and_explanation(gb)
         head = literal(name, "bold yellow", one_line=True)
         url = doc_url(gb)
@@ -233,7 +233,7 @@ class BreaksPane(FramePane):
         return out
 
     def _stack(self, stack: list[Position]) -> Text:
-        base = self.data.run.cwd
+        base = self.data.run
         out = Text()
         for pos in stack:
             sf = pos.frame

@@ -90,7 +90,7 @@ class GraphsPane(FramePane):
 
     def empty_reason(self) -> str:
         gb = self.frame.graph_breaks[0] if self.frame.graph_breaks else None
-        where = location(gb.filename, gb.line, self.data.run.cwd) if gb else None
+        where = location(gb.filename, gb.line, self.data.run) if gb else None
         return no_graph_reason(self.frame, where)
 
     def main_widget(self) -> Widget | None:

@@ -106,7 +106,7 @@ class GuardsPane(FramePane):
     def stack_notes(self, text: str) -> list[str]:
         """What each ``___stackN`` in *text* holds, as lines (empty when none is named)."""
         values = stack_values(text, self.frame, self.data.frames, self.data.run.python_version)
-        return [stack_value(v, location(v.filename, v.line, self.data.run.cwd)) for v in values]
+        return [stack_value(v, location(v.filename, v.line, self.data.run)) for v in values]
 
     def _recompile_panel(self) -> None:
         info = Text()
@@ -221,7 +221,7 @@ class GuardsPane(FramePane):
             if guard.filename:
                 detail.append("\n" if not guard.user_code else "  ")
                 detail.append("at ", style="dim")
-                detail.append_text(literal(location(guard.filename, guard.line, self.data.run.cwd), "cyan"))
+                detail.append_text(literal(location(guard.filename, guard.line, self.data.run), "cyan"))
         panel = self.query_one("#guard-detail", Static)
         panel.update(detail)
         panel.display = bool(detail.plain)

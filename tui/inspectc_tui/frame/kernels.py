@@ -174,7 +174,7 @@ class KernelsPane(FramePane):
             why = Text("No kernels were generated for this frame.", style="dim")
             if not [k for k in self.frame.graph_kinds if k != "guards"]:
                 gb = self.frame.graph_breaks[0] if self.frame.graph_breaks else None
-                where = location(gb.filename, gb.line, self.data.run.cwd) if gb else None
+                where = location(gb.filename, gb.line, self.data.run) if gb else None
                 why.append(" " + no_graph_reason(self.frame, where), style="dim italic")
             self.query_one("#kernel-info", Static).update(why)
             return
@@ -283,7 +283,7 @@ class KernelsPane(FramePane):
 
     def _links(self, kernel: Kernel) -> list[Option]:
         """The user source lines first (what you came for), then the fused FX nodes."""
-        base = self.data.run.cwd
+        base = self.data.run
         options = []
         for index, origin in enumerate(kernel.origins):
             label = Text("origin  ", style="cyan") + literal(origin.op, "bold")

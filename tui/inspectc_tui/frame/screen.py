@@ -50,14 +50,14 @@ TABS: tuple[tuple[str, str, type[FramePane]], ...] = (
 
 
 def frame_header(frame: Frame, data: ReportData) -> Text:
-    base = data.run.cwd
+    base = data.run
     branch = data.branches.get(frame_key(frame))
     out = Text()
     out.append(f" {frame.compile_id.label} ", style="bold reverse")
     out.append("  ")
     out.append_text(literal(function_name(frame, branch), "bold"))
     out.append("()  ")
-    out.append_text(literal(location(frame.filename, frame.line, data.run.cwd), "cyan"))
+    out.append_text(literal(location(frame.filename, frame.line, data.run), "cyan"))
     if (called := call_site_of(frame, base)) is not None:
         out.append("  ")
         out.append_text(literal(called, "cyan"))

@@ -61,7 +61,7 @@ class BreakStacksScreen(Screen[None]):
             self._add(branch, child)
 
     def _where(self, filename: str | None, line: int | None) -> str:
-        return location(filename, line, self.data.run.cwd)
+        return location(filename, line, self.data.run)
 
     @on(Tree.NodeSelected, "#stack-tree")
     def _open(self, event: Tree.NodeSelected[BreakLeaf]) -> None:

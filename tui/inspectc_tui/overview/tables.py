@@ -12,6 +12,7 @@ from rich.text import Text
 from inspectc.analysis.breaks import title_and_explanation
 from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import Branch
+from inspectc.analysis.text import Base
 from inspectc.analysis.views import BreakGroup
 from inspectc.model import Frame
 from inspectc.render.timefmt import NOISY, column_unit, typical
@@ -33,7 +34,7 @@ def _count(n: int, style: str) -> Text:
 
 class FramesTable(VirtualTable):
     def fill(self, data: ReportData) -> None:
-        base = data.run.cwd
+        base = data.run
         self.reset()
         self.set_columns(
             Column("frame", Text("Frame"), sort_key=lambda f: f.ordinal),
@@ -67,7 +68,7 @@ class FramesTable(VirtualTable):
         self.done()
 
     @staticmethod
-    def _row(frame: Frame, base: str | None, branch: Branch | None) -> list[Text]:
+    def _row(frame: Frame, base: Base, branch: Branch | None) -> list[Text]:
         return [
             Text(frame.compile_id.label, style="bold"),
             literal(function_name(frame, branch)),
@@ -82,7 +83,7 @@ class FramesTable(VirtualTable):
 
 class BreaksTable(VirtualTable):
     def fill(self, data: ReportData) -> None:
-        base = data.run.cwd
+        base = data.run
         self.reset()
         columns = [
             Column("count", right("Count"), sort_key=lambda g: -g.count),
@@ -164,7 +165,7 @@ class TopKernelsTable(VirtualTable):
         self.done()
 
 
-def _where(group: BreakGroup, base: str | None) -> str:
+def _where(group: BreakGroup, base: Base) -> str:
     """The user's line, as the summary and suggest name it (a break inside torch.optim: the
     script's ``opt.step()``, not optimizer.py)."""
     site = group.site
