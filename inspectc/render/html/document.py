@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspectc.analysis.resume import shown_function
-from inspectc.model import Frame, Kernel
+from inspectc.analysis.text import location
+from inspectc.model import Frame, Kernel, Run
 from inspectc.render.html import sections as html_sections
 from inspectc.render.html.articles import Articles
 from inspectc.render.html.assets import SCRIPT, STYLE, policy
@@ -169,7 +170,7 @@ def _page(
         _perfetto_blob(report) if options.perfetto else "",
         _help(),
     ]
-    found = _search_index(page, frames, kernels, articles.anchors)
+    found = _search_index(page, frames, kernels, articles.anchors, report.run)
     sidebar = _sidebar(page, frames, kernels)
     return _shell(page.title, "".join(main), sidebar, index=None, search=found)
 
@@ -280,13 +281,15 @@ def _perfetto_blob(report: Report) -> str:
 
 
 def _entries(
-    page: Page, frames: Iterable[Frame], kernels: Iterable[Kernel], anchors: KernelAnchors
+    page: Page, frames: Iterable[Frame], kernels: Iterable[Kernel], anchors: KernelAnchors, run: Run
 ) -> Iterable[dict[str, str]]:
     for f in frames:
+        # the full path (what a search for the file finds), and a notebook cell's number beside it
+        cell = f"{location(f.filename, f.line, run)} " if run.cell(f.filename) is not None else ""
         yield {
             "k": "frame",
             "t": f"{f.compile_id.label} {shown_function(f)}",
-            "d": f"{f.filename or ''}:{f.line} {f.status}",
+            "d": f"{cell}{f.filename or ''}:{f.line} {f.status}",
             "a": frame_anchor(f.compile_id),
         }
     for s in page.sections:
@@ -307,7 +310,9 @@ def _entries(
         }
 
 
-def _search_index(page: Page, frames: list[Frame], kernels: list[Kernel], anchors: KernelAnchors) -> str:
+def _search_index(
+    page: Page, frames: list[Frame], kernels: list[Kernel], anchors: KernelAnchors, run: Run
+) -> str:
     return json.dumps(
-        list(_entries(page, frames, kernels, anchors)), ensure_ascii=False, separators=(",", ":")
+        list(_entries(page, frames, kernels, anchors, run)), ensure_ascii=False, separators=(",", ":")
     )
