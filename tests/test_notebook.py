@@ -37,6 +37,26 @@ with inspectc.capture({path!r}, timings=False) as cap:
 cap
 """
 
+# Cells run after the two above, in the same kernel: capture starts in one cell and stops in
+# another; the function that breaks is defined in its own cell and called from the next. A
+# markdown cell between them has no execution count. No cell starts with a blank line
+# (IPython drops those before it compiles a cell, and counts lines from what it compiled).
+CELLS = (
+    ("code", "cells_capture = inspectc.capture({path!r}, timings=False)\ncells_capture.start()"),
+    ("markdown", "The function below breaks its graph."),
+    (
+        "code",
+        "# defined here, called from the next cell\n"
+        "def step(x):\n"
+        "    y = torch.sin(x) * 2\n"
+        "    torch._dynamo.graph_break()  # BREAK\n"
+        "    return torch.cos(y)",
+    ),
+    ("code", "compiled_step = torch.compile(step)\nfor _ in range(2):\n    compiled_step(torch.randn(8))"),
+    ("code", "cells_capture.stop()"),
+)
+FIRST_CELL = 2  # the index of CELLS[0] in the notebook
+
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory):
@@ -51,6 +71,10 @@ def executed(tmp_path_factory: pytest.TempPathFactory):
         nbformat.v4.new_code_cell(CAPTURE_CELL.format(path=str(report))),
         nbformat.v4.new_code_cell(f"inspectc.open({str(REPORTS / 'graph_breaks.inspectc')!r})"),
     ]
+    cells_report = str(folder / "cells.inspectc")
+    for kind, text in CELLS:
+        made = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
+        nb.cells.append(made(text.format(path=cells_report) if kind == "code" else text))
     env_path = os.pathsep.join(filter(None, [str(ROOT), str(ROOT / "tui"), os.environ.get("PYTHONPATH")]))
     os.environ["PYTHONPATH"] = env_path  # the kernel process imports this checkout's inspectc
     client = nbclient.NotebookClient(
@@ -137,3 +161,54 @@ def test_open_refuses_a_non_report_in_one_line(tmp_path: Path) -> None:
     bad.write_text("not a report")
     with pytest.raises(InspectcError):
         inspectc.open(bad)
+
+
+def _cell_of(nb, marker: str) -> tuple[int, int]:
+    """The execution count of the code cell that holds *marker* and the marker's line in that
+    cell: read from the notebook as nbclient ran it, not from inspectc."""
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and marker in c.source]
+    line = next(n for n, text in enumerate(cell.source.splitlines(), 1) if marker in text)
+    return cell.execution_count, line
+
+
+@pytest.mark.capture
+@pytest.mark.timeout(400)
+def test_a_break_in_a_cell_is_named_by_the_cells_number(executed, tmp_path: Path) -> None:
+    """``cell [N], line L`` as the notebook numbers its cells, in the summary, the JSON export,
+    the HTML page and the share Markdown; the file IPython compiled the cell under stays in
+    the export, and share's copy names the cell without adding any name the report lacked."""
+    from tests.conftest import run_cli
+
+    nb, first = executed
+    report = first.with_name("cells.inspectc")
+    count, line = _cell_of(nb, "# BREAK")
+    called, call_line = _cell_of(nb, "compiled_step(torch")
+    # The markdown cell has no count: N is not the cell's position in the notebook.
+    assert count != nb.cells.index(next(c for c in nb.cells if "# BREAK" in c.source)) + 1
+    where = f"cell [{count}], line {line}"
+    summary = run_cli("summary", str(report), check=True).stdout
+    assert where in summary, summary
+    assert not re.search(r"ipykernel_\d+[/\\]\d+\.py:\d", summary), summary  # no cell as path:line
+
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    (group,) = data["graph_breaks"]
+    assert re.search(r"ipykernel_\d+[/\\]\d+\.py$", group["filename"]), group
+    assert (group["cell"], group["line"]) == (count, line)
+    assert data["run"]["cells"][group["filename"]] == count
+    (gb,) = [gb for f in data["frames"] for gb in f["graph_breaks"]]
+    stack = [(data["run"]["cells"].get(sf["filename"]), sf["line"]) for sf in gb["user_stack"]]
+    assert stack == [(called, call_line), (count, line)]  # the calling cell, then the breaking one
+
+    page = tmp_path / "page.html"
+    run_cli("html", str(report), "-o", str(page), "--no-pictures", "-q", check=True)
+    html = page.read_text(encoding="utf-8")
+    assert where in html and f"cell [{called}], line {call_line}" in html  # the break's stack too
+
+    out = tmp_path / "share"
+    run_cli("share", str(report), "-o", str(out), check=True)
+    assert where in (out / "cells.share.md").read_text(encoding="utf-8")
+    shared = json.loads(run_cli("export", str(out / "cells.share.zip"), check=True).stdout)
+    assert shared["graph_breaks"][0]["cell"] == count
+    named = {sf["filename"] for f in shared["frames"] for gb in f["graph_breaks"] for sf in gb["user_stack"]}
+    named |= {f["filename"] for f in shared["frames"]}
+    assert set(shared["run"]["cells"]) <= named | {group["filename"]}, shared["run"]["cells"]
