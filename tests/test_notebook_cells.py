@@ -141,3 +141,17 @@ def test_share_keeps_the_cells_its_copy_names_and_no_other(tmp_path: Path) -> No
     shared = json.loads(run_cli("export", str(out / "planted.share.zip"), check=True).stdout)
     assert shared["run"]["cells"] == {SCRIPT: 7}
     assert other not in json.dumps(shared) and "1234567" not in (out / "planted.share.md").read_text()
+
+
+@pytest.mark.timeout(120)
+def test_graph_suggest_and_check_name_the_cell(tmp_path: Path) -> None:
+    report = planted(tmp_path, {SCRIPT: 7})
+    dot = tmp_path / "breaks.dot"
+    run_cli("graph", str(report), "--breaks", "-o", str(dot), check=True)
+    assert "cell [7], line 18" in dot.read_text(encoding="utf-8")
+    suggest = run_cli("suggest", str(report), "--list", check=True).stdout
+    assert "at break cell [7], line 31" in suggest  # the graph_break() call's line
+    check = run_cli("check", str(report), "--max-graph-breaks", "0")
+    assert check.returncode == 1 and "cell [7], line 24:" in check.stdout
+    for out in (suggest, check.stdout):  # (the graph keeps the path in its nodes' tooltips)
+        assert "graph_breaks.py:" not in out
