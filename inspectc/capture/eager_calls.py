@@ -27,6 +27,7 @@ import time
 import types
 from typing import Any
 
+from inspectc.model import CompileId
 from inspectc.model.costs import EagerFrame, eager_record, kernel_time
 from inspectc.model.stats import Samples
 from inspectc.trace import live
@@ -43,7 +44,7 @@ class EagerCalls:
     """Watches the trace records; counts the eager calls of every frame refused at the limit."""
 
     def __init__(self) -> None:
-        self._where: dict[str, Where] = {}  # frame ("0" of "0/2") -> its code location
+        self._where: dict[tuple[int | None, int | None], Where] = {}  # frame (of "0/2") -> its code
         self._refused: dict[str, dict[str, Any]] = {}  # compile id -> what is known of it
         self._codes: dict[types.CodeType, str] = {}  # code object counted -> compile id refused
         self._calls: dict[str, int] = {}
@@ -152,9 +153,10 @@ class EagerCalls:
         return eager_record(frames)
 
 
-def _frame_key(cid: str) -> str:
-    """ "0/2" and "0/0" -> "0": the same frame (a compiled-autograd prefix kept with it)."""
-    return cid.rpartition("/")[0]
+def _frame_key(cid: str) -> tuple[int | None, int | None]:
+    """ "0/2" and "0/0" -> the same frame: (compiled autograd's id, the frame's)."""
+    parsed = CompileId.parse(cid)
+    return parsed.autograd, parsed.frame
 
 
 def _find_code(where: Where) -> types.CodeType | None:

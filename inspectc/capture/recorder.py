@@ -121,8 +121,11 @@ class Recorder:
         try:
             self._autotune.hook(self._restore)
             text = payload if isinstance(payload, str) or payload is None else str(payload)
-            if live.frame_started(metadata):  # its torch.compile call is alive now: fullgraph
+            if self.before_first_compile is not None:
+                # torch's first record: a frame starts compiling, or torch.export / an AOT
+                # compile (no dynamo_start) begins; Inductor reads the switches later in it
                 self._first_compile()
+            if live.frame_started(metadata):  # its torch.compile call is alive now: fullgraph
                 torch_config.note_fullgraph(self.fullgraph, self._scanned)
             for watch in self.watchers:
                 watch(metadata, text)
