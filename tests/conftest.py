@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -319,3 +320,11 @@ def golden() -> Path:
     if not REPORTS.is_dir():
         pytest.skip("samples/reports is missing")
     return REPORTS
+
+
+def torch_older_than(version: str) -> bool:
+    """The installed torch (the version lanes install others) is older than *version*."""
+    from importlib.metadata import version as installed
+
+    have = tuple(int(p) for p in re.findall(r"\d+", installed("torch"))[:2])
+    return have < tuple(int(p) for p in version.split(".")[:2])

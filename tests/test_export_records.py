@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, torch_older_than
 
 from inspectc.model.runrecords import RunRecords
 from inspectc.trace.payloads import artifacts, export
@@ -199,6 +199,11 @@ print(torch._inductor.aoti_load_package(path)(torch.randn(2, 8)).shape)
 
 @pytest.mark.capture
 @pytest.mark.slow
+@pytest.mark.skipif(
+    torch_older_than("2.12"),
+    reason="torch 2.11's draft_export fails on this program under plain python too"
+    " (AssertionError: Unknown symbol zuf0 created by constraints solver)",
+)
 def test_export_draft_export_and_aoti_captured(tmp_path: Path) -> None:
     script = tmp_path / "prog.py"
     script.write_text(CAPTURE)

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, torch_older_than
 
 from inspectc.store.open import open_report
 
@@ -129,6 +129,11 @@ def test_what_a_thread_compiles_after_the_last_line_is_recorded(tmp_path: Path) 
         assert report.run.exit_code == 0
 
 
+@pytest.mark.skipif(
+    torch_older_than("2.12"),
+    reason="torch 2.11 segfaults on this script under plain python too (a compile on a second"
+    " thread, then one on the main thread: rc 139 with a warm Inductor cache)",
+)
 def test_kernels_say_why_a_frame_called_only_on_another_thread_has_no_times(tmp_path: Path) -> None:
     script = """
         import threading, torch

@@ -49,6 +49,8 @@ class Recorder:
         self.watchers: list[Watcher] = []  # see each record before the builder (kernel timings)
         # called once, when the first frame starts compiling on this thread (Inductor switches)
         self.before_first_compile: Callable[[], None] | None = None
+        # called once at torch's first record, on whichever thread (Triton's launch hooks)
+        self.on_first_record: Callable[[], None] | None = None
         self._thread = threading.get_ident()
         self.fullgraph: dict[int, bool] = {}  # id(backend) -> fullgraph, read as compiles start
         self.lock = threading.RLock()  # the builder is not thread-safe
@@ -121,6 +123,9 @@ class Recorder:
         try:
             self._autotune.hook(self._restore)
             text = payload if isinstance(payload, str) or payload is None else str(payload)
+            if self.on_first_record is not None:  # any thread: process-wide hooks (Triton)
+                call, self.on_first_record = self.on_first_record, None
+                call()
             if self.before_first_compile is not None:
                 # torch's first record: a frame starts compiling, or torch.export / an AOT
                 # compile (no dynamo_start) begins; Inductor reads the switches later in it

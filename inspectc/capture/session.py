@@ -124,7 +124,9 @@ class Capture:
         self._recorder.watchers.append(self._eager.observe)
         if self.options.timings:
             self._times.start(self._recorder, world_size=self._run.world_size)
-        self._details.start()
+        # Triton's hooks import Inductor: only once torch compiles (a program that compiles
+        # nothing never loads it, on a CUDA install too)
+        self._recorder.on_first_record = self._details.start
         self._recorder.attach()
         forks.track(self)
         writer.flush()
