@@ -76,3 +76,36 @@ def test_model_code_stays_readable(captures: Captures, tmp_path: Path, model: st
     assert summary and not any(rule in summary.group(1) for rule in _SECRET_RULES), made.stderr
     check = run_cli("share", "--check", str(next(out.glob("*.zip"))))
     assert check.returncode == 0 and "no known secret pattern found by" in check.stdout, check.stdout
+
+
+# -- the second opinion on what torch writes (no compile) ----------------------------------------
+def _flags(*lines: str) -> list[str]:
+    from inspectc.share.detect import Doc, scan
+
+    doc = Doc("report.json")
+    for n, line in enumerate(lines):
+        doc.add(f"line {n}", line)
+    return [f.line() for f in scan([doc])]
+
+
+def test_a_temp_folder_and_an_escaped_config_name_are_no_secret() -> None:
+    """A run's cwd under a random temp folder (Inductor logs it as xpu.cutlass_dir) and a config
+    name inside a JSON string (its quote escaped) were flagged as Base64 high entropy, so
+    `share` refused a harmless report, depending on the temp folder's random name."""
+    cwd = "/tmp/inspectc-tests-broj_wbz/captures/hf_generate-002114675f"
+    assert (
+        _flags(
+            '{"inductor_config": "{\\"xpu.cutlass_dir\\": \\"' + cwd + '\\"}"}',
+            '{"payload": "config.patch(\\"force_disable_cudagraph_TESTING_ONLY\\", True)"}',
+        )
+        == []
+    )
+
+
+def test_a_long_random_part_of_a_path_and_a_bare_key_are_still_flagged() -> None:
+    key = "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY"  # 32 characters of a random key
+    flagged = _flags(f'{{"cwd": "/home/u/{key}/x"}}', f'{{"value": "{key}"}}')
+    assert flagged == [
+        "Base64 High Entropy String in line 0",
+        "Base64 High Entropy String in line 1",
+    ], flagged

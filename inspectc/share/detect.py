@@ -36,6 +36,10 @@ TORCH_NOISE = re.compile(
     # mixes cases within its parts): ``triton_poi_fused_add_0``, ``force_disable_cudagraph_TESTING_ONLY``
     r"(?:[a-z0-9]+|[A-Z0-9]+)(?:_(?:[a-z0-9]+|[A-Z0-9]+)){2,}"
 )
+# A file system path (a run's cwd, a temp folder: ``/tmp/inspectc-tests-broj_wbz/captures``)
+# reads as high entropy to the Base64 check by the random names in it; a path whose parts are
+# each short and plain is a place, not a credential (a 25+ character part is still flagged).
+_PLAIN_PATH = re.compile(r"(?:~|/)?(?:/[A-Za-z0-9._-]{1,24})+/?")
 _ASCII_CAP = 1 << 16  # characters of one line given to the plugins (a minified blob is cut)
 
 
@@ -121,11 +125,18 @@ def scan(docs: Iterable[Doc]) -> list[Flag]:
             collection = SecretsCollection(root=tmp)
             collection.scan_file(name)
             for _, secret in collection:
-                if secret.type in _ENTROPY and TORCH_NOISE.fullmatch(secret.secret_value or ""):
+                if secret.type in _ENTROPY and _noise(secret.secret_value or ""):
                     continue
                 found += [Flag(where, secret.type) for where in lines[unique[secret.line_number - 1]]]
     order = {where: n for n, where in enumerate(w for doc in docs for w in doc.places)}
     return sorted(set(found), key=lambda f: (order.get(f.where, 0), f.detector))
+
+
+def _noise(value: str) -> bool:
+    """An entropy finding on what torch writes: a name of words, or a plain path. The value
+    keeps the backslash of an escaped quote (``\\"name\\"`` inside a JSON string)."""
+    value = value.strip("\\")
+    return bool(TORCH_NOISE.fullmatch(value) or _PLAIN_PATH.fullmatch(value))
 
 
 def _ascii(line: str) -> str:
