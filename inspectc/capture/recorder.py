@@ -47,7 +47,7 @@ class Recorder:
         self.failures = failures
         self.status = status
         self.watchers: list[Watcher] = []  # see each record before the builder (kernel timings)
-        # called once, when the first frame starts compiling on this thread (Inductor switches)
+        # called once, at torch's first record on this thread: a compile or an export starts (Inductor switches)
         self.before_first_compile: Callable[[], None] | None = None
         # called once at torch's first record, on whichever thread (Triton's launch hooks)
         self.on_first_record: Callable[[], None] | None = None

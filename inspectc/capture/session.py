@@ -132,7 +132,7 @@ class Capture:
         writer.flush()
 
     def _switch_inductor(self) -> None:
-        """Capture's Inductor switches, from the first frame's compile on (see settings)."""
+        """Capture's Inductor switches, from torch's first trace record on (see settings)."""
         self._restore += settings.compile_switches(self.options, self.failures.record)
 
     def stop(

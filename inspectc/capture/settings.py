@@ -1,5 +1,5 @@
 """What a capture sets on torch and what it reads back: the user's ``--config`` (applied when it
-starts) and capture's own switches on Inductor (when the first frame compiles), all undone
+starts) and capture's own switches on Inductor (at torch's first trace record: a compile or an export starts), all undone
 when it stops, so capture's never reach the run's record; the devices, and the ``RunOptions``
 the run used (each torch.compile call, the registered backends, every option not at its
 default). A missing touch point is recorded.
@@ -31,7 +31,7 @@ def configure(*, config: dict[str, Any], options: RunOptions, record: Record) ->
 
 
 def compile_switches(options: RunOptions, record: Record) -> list[Restore]:
-    """What capture asks of Inductor, set when the first frame starts compiling (by then
+    """What capture asks of Inductor, set at torch's first trace record, a compile or an export starting (by then
     ``torch.compile`` imported Inductor: a program that compiles nothing never loads it, one
     that does pays no more); what undoes each."""
     wanted: list[tuple[str, Callable[[], Restore | Missing]]] = []
