@@ -15,7 +15,11 @@
 # r2_MODEL:    benchmarks/gpu_models.py --model MODEL (resnet18 | gpt2) training: capture, then
 #              in R2_ORDER (default "bench resources repro"): inspectc bench, gpu_resources.py
 #              (cuobjdump + one ncu run over every Triton kernel), repro_all.py --methods
-#              bracket,flow on the kernels over 10 µs
+#              bracket,flow on the kernels over 10 µs, check (what capture recorded of each Triton
+#              kernel: gpu_regs.py --counts, kernels, ir). The run's own autotuners at its end go
+#              to tuners_MODEL.json (GPU_MODELS_TUNERS) for gpu_resources.py --tuners; the
+#              resources tables are copied to $OUT as soon as they are written.
+# regs_abi:    benchmarks/gpu_regs_abi.py under ncu: registers of kernels with and without a call
 # DEADLINE_S (default 540): no phase starts, and none runs, past this many seconds
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
@@ -48,11 +52,19 @@ if want linemap; then
   done
 fi
 
+if want regs_abi; then  # a kernel with a call (__assertfail, vprintf) and without, beside ncu
+  ph "regs_abi"
+  TRITON_CACHE_DIR=$W/tri-abi timeout "$(left 120)" ncu --clock-control none --csv \
+    --metrics launch__registers_per_thread,launch__occupancy_limit_registers,launch__block_size \
+    $PY benchmarks/gpu_regs_abi.py >"$W/regs_abi.txt" 2>&1 || tail -5 "$W/regs_abi.txt"
+  grep -E '^ABI|registers_per_thread' "$W/regs_abi.txt" | cut -c1-200; cp "$W/regs_abi.txt" "$OUT/" 2>/dev/null
+fi
+
 r2() {  # one model of round 2: capture, bench, bracket repro, resources and ncu
   local m=$1 R=$W/$1.inspectc
   export TORCHINDUCTOR_CACHE_DIR=$W/ind-$m TRITON_CACHE_DIR=$W/tri-$m
   ph "$m capture"
-  INSPECTC_SASS=0 timeout "$(left 240)" $PY -m inspectc run -q -o "$R" benchmarks/gpu_models.py --model "$m" \
+  GPU_MODELS_TUNERS=$W/tuners_$m.json INSPECTC_SASS=0 timeout "$(left 240)" $PY -m inspectc run -q -o "$R" benchmarks/gpu_models.py --model "$m" \
     --device cuda >"$W/${m}_run.log" 2>&1 || tail -5 "$W/${m}_run.log"
   tail -2 "$W/${m}_run.log"
   for phase in ${R2_ORDER:-bench resources repro}; do r2_$phase "$m" "$R"; done
@@ -70,8 +82,17 @@ r2_repro() {
 r2_resources() {
   ph "$1 resources"
   timeout "$(left 300)" $PY benchmarks/gpu_resources.py "$2" --out "$W/res_$1" --label "$1" \
-    --ncu-timeout "$(($(left 300) - 30))" >"$W/res_$1.log" 2>&1 || tail -5 "$W/res_$1.log"
+    --ncu-timeout "$(($(left 300) - 30))" --tuners "$W/tuners_$1.json" >"$W/res_$1.log" 2>&1 || tail -5 "$W/res_$1.log"
+  cp "$W/res_$1/resources_$1.md" "$W/res_$1/resources_$1.json" "$OUT/" 2>/dev/null
+  gzip -c "$W/res_$1/ncu_res_$1.csv" >"$OUT/ncu_res_$1.csv.gz" 2>/dev/null
   grep -A7 '^Agreement' "$W/res_$1/resources_$1.md"; grep -A3 'within 10 points' "$W/res_$1/resources_$1.md"
+}
+r2_check() {  # the launch hooks start at torch's first trace record: still a launch and stages per kernel
+  ph "$1 check"
+  { $PY benchmarks/gpu_regs.py --counts "$2"; $PY -m inspectc kernels "$2" | head -12 | cut -c1-200
+    k=$($PY -m inspectc export "$2" 2>/dev/null | $PY -c 'import json,sys; print(next(k["name"] for f in json.load(sys.stdin)["frames"] for k in f["kernels"] if k["language"]=="triton"))')
+    $PY -m inspectc ir "$2" "$k" | head -30 | cut -c1-200; } >"$W/check_$1.txt" 2>&1
+  head -3 "$W/check_$1.txt"; cp "$W/check_$1.txt" "$OUT/" 2>/dev/null
 }
 for m in resnet18 gpt2; do want "r2_$m" && r2 "$m"; done
 

@@ -11,12 +11,22 @@
 Each step: the compiled module's forward (``torch.compile(model)``: one frame, forward and
 backward graphs), the loss, backward, then SGD (eager). Steps
 past capture's timing window (the first 11 calls) make no difference to the report.
+
+``GPU_MODELS_TUNERS=FILE``: at the end, every Inductor ``CachingAutotuner`` still alive, read
+from the process itself (not through inspectc): its name, file, candidate configs and the
+launcher(s) it ended with (config, ``n_regs``, ``cache_hash``), written to FILE as JSON; the
+independent record of which compiled variant ran that ``benchmarks/gpu_resources.py --tuners``
+compares with what ``ir`` shows.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import os
 import time
+import warnings
 
 import torch
 
@@ -71,6 +81,50 @@ def main() -> None:
     if opts.device.startswith("cuda"):
         torch.cuda.synchronize()
     print(f"{opts.model}: {opts.steps} steps, loss {loss.item():.3f}, {time.perf_counter() - start:.1f} s")
+    if os.environ.get("GPU_MODELS_TUNERS"):
+        tuners = dump_tuners()
+        with open(os.environ["GPU_MODELS_TUNERS"], "w") as fh:
+            json.dump(tuners, fh, indent=1)
+        print(f"{len(tuners)} autotuners written to {os.environ['GPU_MODELS_TUNERS']}")
+
+
+def _config(cfg: object) -> dict:
+    kwargs = getattr(cfg, "kwargs", {}) or {}
+    return {
+        "kwargs": {k: v for k, v in kwargs.items() if isinstance(v, int | float | bool | str)},
+        "num_warps": getattr(cfg, "num_warps", None),
+        "num_stages": getattr(cfg, "num_stages", None),
+    }
+
+
+def dump_tuners() -> list[dict]:
+    """Every CachingAutotuner alive in this process and the launchers it holds now."""
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    out = []
+    with warnings.catch_warnings():  # isinstance on torch.distributed's deprecated reduce_op warns
+        warnings.simplefilter("ignore")
+        tuners = [obj for obj in gc.get_objects() if isinstance(obj, CachingAutotuner)]
+    for obj in tuners:
+        meta = getattr(obj, "inductor_meta", {}) or {}
+        out.append({
+            "name": meta.get("kernel_name") or getattr(getattr(obj, "fn", None), "__name__", "?"),
+            "filename": getattr(obj, "filename", None),
+            "configs": [_config(c) for c in (getattr(obj, "configs", None) or ())],
+            "compile_results": len(getattr(obj, "compile_results", None) or ()),
+            "launchers": [
+                {
+                    "config": _config(getattr(x, "config", None)),
+                    "n_regs": getattr(x, "n_regs", None),
+                    "n_spills": getattr(x, "n_spills", None),
+                    "shared": getattr(x, "shared", None),
+                    "cache_hash": getattr(x, "cache_hash", None),
+                    "static": bool(getattr(x, "_is_static", False)),
+                }
+                for x in getattr(obj, "launchers", None) or ()
+            ],
+        })  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":

@@ -19,6 +19,13 @@ occupancy as ``ir`` prints them (``model/kernel_detail``), beside
 
 Writes DIR/resources_LABEL.json (every figure), DIR/resources_LABEL.md (the tables) and keeps
 ncu's CSV (DIR/ncu_res_LABEL.csv) so ``--from-csv`` rebuilds the tables without a GPU.
+
+Each kernel's row also says which binary each figure is of (``benchmarks/gpu_regs.py``): the
+launch config ``ir`` read (warps, stages, block sizes, among how many candidates), the repro's
+own launcher in the process ncu profiled (config, ``n_regs``, ``cache_hash``, and the driver's
+register count and blocks per SM), every cubin of the name in Triton's cache, and, with
+``--tuners FILE`` (``GPU_MODELS_TUNERS``), the run's own autotuner at its end; the registers
+column names the verdict (ncu reports 16 for a kernel that uses fewer: its allocation).
 """
 
 from __future__ import annotations
@@ -36,6 +43,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from gpu_regs import (
+    agrees,
+    cubin_path,
+    cuobjdump,
+    differences,
+    launch_config,
+    probe_repro,
+    probes,
+    ptx_calls,
+    raw_details,
+    regs_verdict,
+    tuner_for,
+    variants,
+)
 
 from inspectc.analysis.roofline import read_bytes, roofline, write_bytes
 from inspectc.model.kernel_detail import KernelDetail, achieved_estimate, grid_of, occupancy
@@ -76,7 +98,6 @@ FALLBACK_METRICS = (
 )
 # to bytes and nanoseconds, where ncu chose a larger unit despite --print-units base
 _TO_BASE = {"Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
-_CUOBJDUMP = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
 
 
 def launch_all(paths: list[str]) -> int:
@@ -87,41 +108,22 @@ def launch_all(paths: list[str]) -> int:
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
+            kept: list = []
+            load = getattr(module, "load_triton", None)
+            if load is not None:  # keep the repro's autotuner: which binary it launched
+
+                def keep(load=load, kept=kept):  # type: ignore[no-untyped-def]
+                    kept.append(load())
+                    return kept[-1]
+
+                module.load_triton = keep
             module.measure(once=True)
             print(f"LAUNCHED {i}", file=sys.stderr, flush=True)
+            if kept:
+                print(f"REPRO {i} {json.dumps(probe_repro(kept[0]))}", file=sys.stderr, flush=True)
         except Exception as exc:  # noqa: BLE001 - one kernel's failure, the rest still run
             print(f"FAILED {i} {type(exc).__name__}: {exc}"[:300], file=sys.stderr, flush=True)
     return 0
-
-
-def cuobjdump(cubin: Path) -> dict[str, int] | None:
-    tool = shutil.which("cuobjdump")
-    if tool is None:
-        try:
-            import triton
-
-            found = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-            tool = str(found) if found.exists() else None
-        except ImportError:
-            tool = None
-    if tool is None or not cubin.is_file():
-        return None
-    done = subprocess.run(
-        [tool, "--dump-resource-usage", str(cubin)], capture_output=True, text=True, check=False
-    )  # noqa: S603
-    m = _CUOBJDUMP.search(done.stdout)
-    if m is None:
-        return None
-    return dict(zip(("REG", "STACK", "SHARED", "LOCAL"), map(int, m.groups()), strict=True))
-
-
-def cubin_path(detail: KernelDetail) -> Path | None:
-    if not detail.cache_hash:
-        return None
-    for root in (os.environ.get("TRITON_CACHE_DIR"), os.path.expanduser("~/.triton/cache")):
-        if root and (Path(root) / detail.cache_hash / f"{detail.name}.cubin").is_file():
-            return Path(root) / detail.cache_hash / f"{detail.name}.cubin"
-    return None
 
 
 def run_ncu(scripts: list[str], csv_path: Path, metrics: tuple[str, ...], timeout: float) -> str:
@@ -188,11 +190,14 @@ def main() -> int:
     p.add_argument("--from-csv", action="store_true", help="no ncu run: read OUT/ncu_res_LABEL.csv")
     p.add_argument("--top", type=int, default=10, help="kernels of the roofline table")
     p.add_argument("--ncu-timeout", type=float, default=420.0)
+    p.add_argument("--tuners", help="gpu_models.py's GPU_MODELS_TUNERS file: the run's own autotuners")
     opts = p.parse_args()
     out = Path(opts.out)
     scripts_dir = out / f"scripts_{opts.label}"
     scripts_dir.mkdir(parents=True, exist_ok=True)
     report = Report(opts.report)
+    raw = raw_details(report)
+    tuners = json.loads(Path(opts.tuners).read_text()) if opts.tuners and Path(opts.tuners).is_file() else []
     rows, scripts = [], []
     seen: set[tuple[str, str, str]] = set()
     for k in report.kernels:
@@ -204,6 +209,15 @@ def main() -> int:
             continue
         seen.add(key)
         row = kernel_row(report, k, detail)
+        row["raw"] = next(
+            (
+                {k2: v for k2, v in d.items() if k2 not in ("launches", "missing", "truncated", "device")}
+                for d in raw
+                if d.get("name") == k.name and d.get("cache_hash") == detail.cache_hash
+            ),
+            None,
+        )
+        row["run_tuner"] = tuner_for(tuners, k.name, detail.python_file) if tuners else None
         try:
             spec = spec_for(report, k)
             script = scripts_dir / f"k{len(rows):03d}__{k.name}.py"
@@ -221,11 +235,11 @@ def main() -> int:
     if opts.from_csv:  # the device's cuobjdump figures, from the run that measured them
         packed = csv_path.with_name(csv_path.name + ".gz")
         text = csv_path.read_text() if csv_path.exists() else gzip.decompress(packed.read_bytes()).decode()
-        before = {
-            (r["name"], r["frame"], r["graph"]): r.get("cuobjdump") for r in json.loads(json_path.read_text())
-        }
+        before = {(r["name"], r["frame"], r["graph"]): r for r in json.loads(json_path.read_text())}
         for row in rows:
-            row["cuobjdump"] = row.get("cuobjdump") or before.get((row["name"], row["frame"], row["graph"]))
+            old = before.get((row["name"], row["frame"], row["graph"])) or {}
+            for key in ("cuobjdump", "variants", "run_tuner"):
+                row[key] = row.get(key) or old.get(key)
     elif shutil.which("ncu") and scripts:
         t0 = time.monotonic()
         text = run_ncu(scripts, csv_path, METRICS, opts.ncu_timeout)
@@ -236,8 +250,10 @@ def main() -> int:
     else:
         text = ""
     figures = assign(scripts, text) if text else {}
+    probed = probes(scripts, text) if text else {}
     for row in rows:
         row["ncu"] = figures.get(row.get("script", ""), {})
+        row["repro"] = probed.get(row.get("script", "")) or row.get("repro")
     json_path.write_text(json.dumps(rows, indent=1))
     md = tables(rows, opts.label, opts.top, report)
     (out / f"resources_{opts.label}.md").write_text(md)
@@ -256,6 +272,13 @@ def kernel_row(report: Report, k, detail: KernelDetail) -> dict:  # type: ignore
         "frame": str(k.compile_id),
         "graph": k.graph_kind,
         "regs": detail.n_regs,
+        "num_stages": detail.num_stages,
+        "config": detail.config,
+        "candidates": detail.candidates,
+        "cache_hash": detail.cache_hash,
+        "python_file": detail.python_file,
+        "variants": variants(detail.name, cuobjdump),
+        "ptx_calls": ptx_calls(detail.stages.get("ptx")),
         "spills": detail.n_spills,
         "shared": detail.shared,
         "warps": detail.num_warps,
@@ -289,11 +312,18 @@ def tables(rows: list[dict], label: str, top: int, report: Report) -> str:
     )
     lines += [
         "",
-        "| kernel | frame | regs ir / cuobjdump / ncu | local B ir / cuobjdump (STACK+LOCAL) | shared B ir / ncu static+dynamic (cuobjdump static) |"
+        "| kernel | frame | launch config (warps, stages, block sizes; candidates) | regs ir / cuobjdump / ncu | local B ir / cuobjdump (STACK+LOCAL) | shared B ir / ncu static+dynamic (cuobjdump static) |"
         " occupancy % ir / ncu theoretical | blocks/SM ir / ncu limits (reg, smem, warps, blocks) | achieved % ir estimate / ncu | grid |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    agree = {"regs": [0, 0], "local": [0, 0], "shared": [0, 0], "theoretical": [0, 0], "achieved": [0, 0]}
+    agree = {
+        "regs": [0, 0],
+        "regs_kernel": [0, 0],
+        "local": [0, 0],
+        "shared": [0, 0],
+        "theoretical": [0, 0],
+        "achieved": [0, 0],
+    }
     for r in rows:
         n, c = r.get("ncu") or {}, r.get("cuobjdump") or {}
         checks = compare(r, n, c)
@@ -306,8 +336,11 @@ def tables(rows: list[dict], label: str, top: int, report: Report) -> str:
             _i(n.get(f"launch__occupancy_limit_{m}")) for m in ("registers", "shared_mem", "warps", "blocks")
         )
         ir_limits = ",".join(_i(limits.get(m)) for m in ("registers", "shared memory", "warps", "blocks"))
+        why = regs_verdict(r)
         lines.append(
-            f"| {r['name']} | {r['frame']} | {_i(r.get('regs'))} / {_i(c.get('REG'))} / {_i(n.get('launch__registers_per_thread'))}"
+            f"| {r['name']} | {r['frame']} | {launch_config(r)}"
+            f" | {_i(r.get('regs'))} / {_i(c.get('REG'))} / {_i(n.get('launch__registers_per_thread'))}"
+            f"{'' if why == 'agree' else f' ({why})'}"
             f" | {_i((r.get('spills') or 0) * 4 if r.get('spills') is not None else None)} / {_i(_local(c))}"
             f" | {_i(r.get('shared'))} / {_i(_shared(n))} ({_i(c.get('SHARED'))})"
             f" | {_f(r.get('occupancy_pct'))} / {_f(n.get('sm__maximum_warps_per_active_cycle_pct'))}"
@@ -318,6 +351,7 @@ def tables(rows: list[dict], label: str, top: int, report: Report) -> str:
     lines += ["", "Agreement (kernels with both figures):", ""]
     text = {
         "regs": "registers per thread: ir = cuobjdump REG = ncu launch__registers_per_thread",
+        "regs_kernel": "registers per thread: ir = cuobjdump REG, and ncu's equal or the launch's allocation (16 for a kernel that uses fewer, 32 for one that calls a function)",
         "local": "local memory per thread: ir's spills x 4 = cuobjdump STACK + LOCAL",
         "shared": "shared memory per block: ir = ncu static + dynamic",
         "theoretical": "occupancy: ir's estimate within 1 point of ncu's theoretical occupancy",
@@ -325,15 +359,17 @@ def tables(rows: list[dict], label: str, top: int, report: Report) -> str:
     }
     for key, (ok, n) in agree.items():
         lines.append(f"- {text[key]}: **{ok} of {n}**")
-    lines += ["", roof_table(rows, top)]
+    lines += ["", differences(rows), "", roof_table(rows, top)]
     return "\n".join(lines) + "\n"
 
 
 def compare(r: dict, n: dict, c: dict) -> dict[str, bool | None]:
-    out: dict[str, bool | None] = {k: None for k in ("regs", "local", "shared", "theoretical", "achieved")}
+    keys = ("regs", "regs_kernel", "local", "shared", "theoretical", "achieved")
+    out: dict[str, bool | None] = dict.fromkeys(keys)
     regs = n.get("launch__registers_per_thread")
     if r.get("regs") is not None and c.get("REG") is not None and regs is not None:
         out["regs"] = r["regs"] == c["REG"] == int(regs)
+        out["regs_kernel"] = agrees(regs_verdict(r))
     if r.get("spills") is not None and c:
         out["local"] = r["spills"] * 4 == _local(c)
     if r.get("shared") is not None and _shared(n) is not None:
