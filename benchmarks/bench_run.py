@@ -18,10 +18,10 @@ script; `--no-timings` <= 1.02x TORCH_TRACE.
 seconds), steady (the script's other seconds: its loop, capture's timing window) and exit
 (capture's stop, the interpreter's end): the medians per phase, against plain python's.
 
---breakdown adds two runs of plain python with one of capture's Inductor switches each
-(`cpp.enable_kernel_profile`: named C++ kernel ranges that kernel timings read, and
-`trace.provenance_tracking_level=1`: fusion groups), so the table shows what torch itself
-spends on the data capture asks for.
+--breakdown adds runs of plain python with one of capture's Inductor switches each
+(`cpp.enable_kernel_profile`: named C++ kernel ranges that kernel timings read;
+`trace.provenance_tracking_level=1`: fusion groups; level 2, torch's "basic" provenance), so
+the table shows what torch itself spends on the data capture asks for.
 
 --loop: the training loop of benchmarks/loop_step.py under plain python and `inspectc run`; it
 times its own steps after capture's timing window has closed. Target: within 2% of plain.
@@ -213,6 +213,7 @@ def variants(opts: argparse.Namespace, inspectc: list[str]) -> dict[str, Command
         for name, setting in (
             ("python +cpp ranges", "c.cpp.enable_kernel_profile = True"),
             ("python +provenance", "c.trace.provenance_tracking_level = 1"),
+            ("python +provenance basic", "c.trace.provenance_tracking_level = 2"),
         ):
             code = _WITH_SWITCH.format(set=setting)
             found[name] = lambda d, code=code: [sys.executable, "-c", code, *script(d)]
@@ -221,6 +222,7 @@ def variants(opts: argparse.Namespace, inspectc: list[str]) -> dict[str, Command
             found[f"{name} @base"] = found[name]
     if opts.only:  # e.g. --only "inspectc run": more rounds of the pair the target names
         keep = {"python", *(n.strip() for n in opts.only.split(","))}
+        keep |= {n for n in found if n.startswith("python +")}  # --breakdown's own runs
         keep |= {f"{n} @base" for n in keep}
         if "inspectc --no-timings" in keep:
             keep.add("TORCH_TRACE python")

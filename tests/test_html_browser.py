@@ -240,6 +240,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return report
 
 
+@pytest.mark.slow  # a page of thousands of kernels, and a split folder, in Chromium: ~15 s
 def test_a_link_into_a_huge_list_and_a_split_folder_both_land(
     browser: object, big: Path, tmp_path: Path
 ) -> None:

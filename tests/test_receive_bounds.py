@@ -85,6 +85,31 @@ def test_a_million_recompiles_stop_the_import(hostile: dict[str, Path], tmp_path
     assert seconds < 300
 
 
+def test_sigterm_mid_import_leaves_nothing_behind(hostile: dict[str, Path], tmp_path: Path) -> None:
+    """``import`` stopped by SIGTERM (a CI job's timeout, ``kill``) removes its half-written
+    temporary file: the folder of -o is as it was, and the exit says why in one line."""
+    import signal
+
+    out = tmp_path / "storm.inspectc"
+    child = subprocess.Popen(
+        [*inspectc_cmd(), "import", str(hostile["recompiles"]), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".storm.inspectc.*.tmp")) and child.poll() is None:
+        assert time.monotonic() < deadline, "import wrote no temporary file in 120 s"
+        time.sleep(0.02)
+    assert child.poll() is None, child.communicate()  # still importing: the test can fail
+    time.sleep(0.5)  # well inside the import (it runs for seconds here)
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr.count("\n") == 1 and "terminated (SIGTERM)" in stderr and "Traceback" not in stderr, stderr
+    assert sorted(os.listdir(tmp_path)) == []  # no report, no temporary, no journal
+
+
 @pytest.mark.parametrize("name", ["bombs", "bombs_many"])
 def test_share_of_payloads_inflating_to_gigabytes_stops(
     hostile: dict[str, Path], tmp_path: Path, name: str

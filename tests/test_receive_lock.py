@@ -27,6 +27,7 @@ import make_hostile  # noqa: E402
 BUSY = "is being written by another inspectc command (pid"
 
 
+@pytest.mark.slow  # two imports of a 20,000-recompile log: ~18 s
 def test_two_imports_of_one_output_refuse_each_other(tmp_path: Path) -> None:
     log = make_hostile.recompile_log(tmp_path / "storm.log.gz", 20_000)  # seconds to import
     out = tmp_path / "same.inspectc"

@@ -101,6 +101,7 @@ def test_a_run_that_compiles_only_in_its_workers_is_accounted(tmp_path: Path) ->
     assert "0 records: torch logged no compile in this process" in summary
 
 
+@pytest.mark.slow  # a C++ kernel built by g++ and timed: ~25 s
 def test_a_kernel_repro_keeps_stderr_clean_and_its_ratio_in_figures(tmp_path: Path) -> None:
     """The repro script of a real run's C++ kernel (samples/reports/mlp_train): Kineto's
     'USDT ... profiler_start' lines stay out of stderr; the ratio to the in-run median keeps

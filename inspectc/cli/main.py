@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -134,8 +135,29 @@ def refuse_empty_paths(args: argparse.Namespace) -> None:
             )
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived in a reader or writer command (``run`` and ``accuracy`` have their own
+    handling): raised in the main thread so every ``finally`` runs and a half-written output
+    (``import``'s or ``share``'s temporary file) is removed, never left beside -o."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _on_sigterm() -> None:
+    """SIGTERM as :class:`Terminated`, where it would otherwise kill the process at once."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread (main() called from a thread): the default stays
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or args_list[0] not in ("run", "accuracy"):
+        _on_sigterm()
     try:
         if args_list and args_list[0] == "run":
             if len(args_list) > 1 and args_list[1] in ("-h", "--help"):
@@ -176,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("inspectc: interrupted")
         return 130
+    except Terminated:
+        err("inspectc: terminated (SIGTERM); nothing half-written is left")
+        return 128 + signal.SIGTERM
 
 
 def _os_error(exc: OSError) -> str:
