@@ -150,10 +150,15 @@ def _look(own: Redactor, text: str, where: str, findings: list[Finding]) -> None
 
 def report_texts(report_path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """(place, text) of every cell of a report; a JSON cell value by value (``frames 0/0 data:
-    guards[3].code``), run records without their versions (a torch commit hash is public)."""
+    guards[3].code``), a payload too (one line of JSON holds a whole graph or cache key: read
+    whole, it was cut at detect-secrets' line cap), run records without their versions (a
+    torch commit hash is public)."""
     for cell in report_cells(report_path):
         text = _without_versions(cell.row, cell.text) if cell.table == "meta" else cell.text
-        data = _json(text) if cell.column != "payload" else None
+        data = _json(text, strings=cell.column == "payload")
+        if isinstance(data, str):  # a payload that is one JSON string (a chromium_event's)
+            yield cell.place, data
+            continue
         if data is None:
             yield cell.place, text
             continue
@@ -161,8 +166,9 @@ def report_texts(report_path: str | os.PathLike[str]) -> Iterator[tuple[str, str
             yield f"{cell.place}{': ' + path if path else ''}", value
 
 
-def _json(text: str) -> Any:
-    if not text.lstrip().startswith(("{", "[")):
+def _json(text: str, *, strings: bool = False) -> Any:
+    """*text* as JSON if it is an object or an array (with *strings*, a string too), else None."""
+    if not text.lstrip().startswith(("{", "[", '"') if strings else ("{", "[")):
         return None
     try:
         return json.loads(text)

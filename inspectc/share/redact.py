@@ -27,6 +27,7 @@ from typing import Any
 from inspectc.model import secrets as run_secrets
 from inspectc.model.decode.record_keys import SOURCE_FREE_EVENTS
 from inspectc.model.limits import TextBudget
+from inspectc.share.alternation import Alternation
 from inspectc.share.rules import NAME as _NAME
 from inspectc.share.rules import RULES, Rule, group_regex
 
@@ -161,7 +162,7 @@ class Redactor:
 
     # -- matching ----------------------------------------------------------------------
     @property
-    def pattern(self) -> re.Pattern[str]:
+    def pattern(self) -> Alternation:
         return _compile(self.homes, self.users, self.hosts, self.segments, self.secrets, self.rules)
 
     def at(self, where: str) -> None:
@@ -302,7 +303,7 @@ def _without_layout(text: str, edits: list[tuple[int, int, str]]) -> list[tuple[
     return kept
 
 
-_CACHE: dict[tuple[tuple[Any, ...], ...], re.Pattern[str]] = {}
+_CACHE: dict[tuple[tuple[Any, ...], ...], Alternation] = {}
 
 
 def _compile(
@@ -312,7 +313,7 @@ def _compile(
     segments: tuple[str, ...],
     secrets: tuple[str, ...],
     rules: tuple[Rule, ...],
-) -> re.Pattern[str]:
+) -> Alternation:
     key = (homes, users, hosts, segments, secrets, rules)
     pattern = _CACHE.get(key)
     if pattern is None:
@@ -329,7 +330,7 @@ def _compile(
         parts += [rf"(?P<u{i}>{_BEFORE}{_either(u)}{_AFTER})" for i, u in enumerate(users)]
         # A short or odd user name is still private as a whole path part (/mnt/bo/x).
         parts += [rf"(?P<us{i}>(?<=[/\\]){_either(u)}(?=[/\\\"'\s]|$))" for i, u in enumerate(segments)]
-        pattern = _CACHE[key] = re.compile("|".join(parts))
+        pattern = _CACHE[key] = Alternation(parts)
     return pattern
 
 
