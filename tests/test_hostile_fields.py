@@ -328,7 +328,9 @@ BENCH_ROW_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", quick_first(BENCH_ROW_CASES))
+@pytest.mark.parametrize(
+    "case", quick_first(BENCH_ROW_CASES, quick=0)
+)  # each shares a 1 MB report: slow lane
 def test_hostile_bench_row_is_left_out(tmp_path: Path, case: str) -> None:
     """A ``bench`` row that does not read as a figure is left out; the others still count."""
     field, value = BENCH_ROW_CASES[case]
