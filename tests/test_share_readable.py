@@ -11,14 +11,16 @@ agrees.
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import sqlite3
 import zipfile
 import zlib
 from pathlib import Path
 
 import pytest
-from conftest import Captures, run_cli
+from conftest import REPORTS, Captures, plant_detail, run_cli
 
 pytest.importorskip("transformers")
 
@@ -109,3 +111,23 @@ def test_a_long_random_part_of_a_path_and_a_bare_key_are_still_flagged() -> None
         "Base64 High Entropy String in line 0",
         "Base64 High Entropy String in line 1",
     ], flagged
+
+
+def test_a_secret_far_into_a_one_line_json_payload_is_seen_by_the_second_opinion(tmp_path: Path) -> None:
+    """A payload of one line of JSON (a cache key's runs to 175 KB) was given to detect-secrets
+    whole, and it reads only a line's first 64K characters: a key past them went unseen. The
+    payload is now read value by value, like every other JSON cell."""
+    from inspectc.share.check import report_texts
+    from inspectc.share.detect import Doc, scan
+
+    report = tmp_path / "r.inspectc"
+    shutil.copy(REPORTS / "mlp_train.inspectc", report)
+    payload = json.dumps({"filler": "fused " * 20_000, "aws": "AKIAZ7Q2LX5MBN3RT4VW"})
+    assert len(payload) > 100_000 and "\n" not in payload
+    with sqlite3.connect(report) as db:
+        plant_detail(db, "cpp_fused_planted_0", payload)
+    doc = Doc("report.txt")
+    for where, text in report_texts(report):
+        doc.add(where, text)
+    flags = [f.line() for f in scan([doc]) if "inspectc_kernel_detail" in f.where]
+    assert any(f.startswith("AWS Access Key in ") and f.endswith(" payload: aws") for f in flags), flags
