@@ -44,6 +44,29 @@ os.environ["TRITON_CACHE_DIR"] = str(_SESSION_TMP / "triton-cache")
 os.environ["XDG_CONFIG_HOME"] = str(_SESSION_TMP / "config")
 
 
+def _compile_once() -> None:
+    """Name tests/cxx_once.py (as ``g++``) Inductor's compiler for the session: a C++ build
+    another run of the session made (a private cache's ISA probes, a kernel already
+    compiled) is copied instead of compiled again. Made by the controller; workers inherit it."""
+    real = os.environ.get("CXX", "g++")
+    if not re.search(r"(?:^|/)g\+\+[-\d.]*$", real) or not shutil.which(real):
+        return  # another compiler (clang): left as it is
+    front = _SESSION_TMP / "cxx" / "g++"
+    if _OWNER:
+        front.parent.mkdir(exist_ok=True)
+        front.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "tests" / "cxx_once.py"}" "$@"\n')
+        front.chmod(0o755)
+    os.environ.update(
+        CXX=str(front),
+        INSPECTC_TEST_REAL_CXX=str(shutil.which(real)),
+        INSPECTC_TEST_CXX_STORE=str(_SESSION_TMP / "cxx" / "built"),
+    )
+
+
+if not os.environ.get("INSPECTC_TEST_REAL_CXX"):  # a worker inherits the controller's
+    _compile_once()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _OWNER:  # after the workers ended
         shutil.rmtree(_SESSION_TMP, ignore_errors=True)
