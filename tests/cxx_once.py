@@ -6,8 +6,8 @@ again and again: the ISA probes every new cache folder compiles first (six small
 of CPU on two cores), and the kernels of a program that another test already captured. This
 front end, which ``conftest.py`` names as ``$CXX`` for the session, hands the real compiler
 every call and keeps what a ``-shared`` build of one ``.cpp`` made, keyed by that source's
-bytes, the other arguments (less the source and output paths) and any ``-include``'d header's
-bytes; the same build asked again gets a copy. Inductor itself still runs as on a cold cache
+bytes, the other arguments (less the source and output paths) and the bytes of any other file
+they name (an ``-include``'d header); the same build asked again gets a copy. Inductor itself still runs as on a cold cache
 (it writes the source, calls the compiler, loads the library, logs the compile); only the
 compiler's repeat work is skipped, as ccache would, which cannot cache a compile-and-link call.
 
@@ -28,12 +28,14 @@ from pathlib import Path
 
 
 def _key(args: list[str], source: str, output: str) -> str:
+    """The source's bytes, every other argument, and the bytes of every other file an argument
+    names (an ``-include``'d header, an object to link): not the source's or output's path."""
     digest = hashlib.sha256(Path(source).read_bytes())
-    for n, arg in enumerate(args):
+    for arg in args:
         if arg in (source, output):
             continue
         digest.update(arg.encode() + b"\0")
-        if n and args[n - 1] == "-include" and os.path.isfile(arg):
+        if os.path.isfile(arg):
             digest.update(Path(arg).read_bytes())
     return digest.hexdigest()
 

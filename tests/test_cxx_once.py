@@ -63,6 +63,11 @@ def test_the_same_build_in_another_folder_is_a_copy_of_the_first(tmp_path: Path)
     assert answer(tmp_path / "c" / "k.so") == 42 and len(list(store.glob("*.so"))) == 2
     assert compile_(tmp_path, "d", 41, store, "-DX=1").returncode == 0  # other flags: compiled
     assert len(list(store.glob("*.so"))) == 3
+    header = tmp_path / "pre.h"  # a file an argument names: its bytes are in the key, not its path
+    for n, text in enumerate(("#define Y 1\n", "#define Y 2\n", "#define Y 1\n")):
+        header.write_text(text)
+        assert compile_(tmp_path, f"e{n}", 41, store, "-include", str(header)).returncode == 0
+    assert len(list(store.glob("*.so"))) == 5
 
 
 def test_a_failed_build_fails_and_keeps_nothing(tmp_path: Path) -> None:
