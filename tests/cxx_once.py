@@ -7,9 +7,10 @@ of CPU on two cores), and the kernels of a program that another test already cap
 front end, which ``conftest.py`` names as ``$CXX`` for the session, hands the real compiler
 every call and keeps what a ``-shared`` build of one ``.cpp`` made, keyed by that source's
 bytes, the other arguments (less the source and output paths) and the bytes of any other file
-they name (an ``-include``'d header); the same build asked again gets a copy. Inductor itself still runs as on a cold cache
-(it writes the source, calls the compiler, loads the library, logs the compile); only the
-compiler's repeat work is skipped, as ccache would, which cannot cache a compile-and-link call.
+they name (an ``-include``'d header); the same build asked again gets a copy. Inductor itself
+still runs as on a cold cache (it writes the source, calls the compiler, loads the library,
+logs the compile); only the compiler's repeat work is skipped, as ccache would (ccache cannot
+cache a call that compiles and links at once, which is how Inductor builds).
 
 The wrapper is named ``g++`` (Inductor picks its GCC flags and precompiled-header suffix by
 the compiler's name); every other call (``--version``, preprocessing, precompiled headers,
