@@ -26,11 +26,12 @@ def env_for(store: Path) -> dict[str, str]:
 
 
 def compile_(
-    tmp_path: Path, folder: str, value: int, store: Path, *extra: str
+    tmp_path: Path, folder: str, value: int | str, store: Path, *extra: str
 ) -> subprocess.CompletedProcess[str]:
+    """Build *folder*/k.so from *value*'s source (a text is the source itself) through the front end."""
     where = tmp_path / folder
     where.mkdir(exist_ok=True)
-    (where / "k.cpp").write_text(SOURCE % value)
+    (where / "k.cpp").write_text(value if isinstance(value, str) else SOURCE % value)
     env = env_for(store)
     command = [
         sys.executable,
@@ -72,19 +73,9 @@ def test_the_same_build_in_another_folder_is_a_copy_of_the_first(tmp_path: Path)
 
 def test_a_failed_build_fails_and_keeps_nothing(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    where = tmp_path / "bad"
-    where.mkdir()
-    (where / "k.cpp").write_text("this is not C++\n")
-    env = env_for(store)
-    proc = subprocess.run(
-        [sys.executable, str(FRONT), str(where / "k.cpp"), "-shared", "-fPIC", "-o", str(where / "k.so")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = compile_(tmp_path, "bad", "this is not C++\n", store)
     assert proc.returncode != 0 and "error" in proc.stderr
-    assert not list(store.glob("*.so")) and not (where / "k.so").exists()
+    assert not list(store.glob("*.so")) and not (tmp_path / "bad" / "k.so").exists()
 
 
 def test_other_calls_go_to_the_real_compiler(tmp_path: Path) -> None:
