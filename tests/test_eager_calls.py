@@ -97,3 +97,35 @@ def test_a_312_capture_reads_anywhere() -> None:
     assert (first["compile_id"], first["limit_hit"], first["eager_calls"]) == ("0/4", True, 18)
     assert first["eager_call"]["calls"] == 18
     assert "then 18 call(s) ran eagerly" in run_cli("summary", str(report), check=True).stdout
+
+
+def test_a_limit_hit_is_not_a_failure_in_any_output(tmp_path: Path) -> None:
+    """The compile id refused at the recompile limit is counted apart from the failed frames
+    (the headline's "not frames: 1 recompile limit hit"), and every output says so the same
+    way: the frames table, the HTML page, the graph, and `check` (its counts and
+    --fail-on-error). The JSON export keeps what was recorded: status failed, kind
+    recompile_limit, with Dynamo's reason as the failure."""
+    report = Path(__file__).parent / "data" / "py312" / "recompile-limit.inspectc"
+    data = json.loads(run_cli("export", str(report), check=True).stdout)
+    limit = [f for f in data["frames"] if f["kind"] == "recompile_limit"]
+    assert [(f["compile_id"], f["status"]) for f in limit] == [("0/4", "failed")]
+    assert "recompile limit" in limit[0]["failure"]["reason"].lower()
+    assert data["summary"]["counts"]["failed"] == 0
+    summary = run_cli("summary", str(report), check=True).stdout
+    assert "0 failed" in summary and "not frames: 1 recompile limit hit" in summary
+    table = summary.split("frame  function", 1)[1].splitlines()  # the frames table's rows
+    row = next(line for line in table if line.split()[:1] == ["0/4"])
+    assert "limit_hit" in row.split() and "failed" not in row.split(), row
+    checked = run_cli("check", "--json", str(report), check=True)
+    counts = json.loads(checked.stdout)["counts"]
+    assert (counts["failed"], counts["limit_hits"]) == (0, 1), counts
+    assert run_cli("check", "--fail-on-error", str(report)).returncode == 0
+    assert run_cli("check", "--max-recompiles", "3", str(report)).returncode == 1  # 4 recompiles: gated there
+    page = tmp_path / "r.html"
+    run_cli("html", str(report), "-o", str(page), "-q", check=True)
+    html = page.read_text(encoding="utf-8")
+    assert 'class="st st-limit_hit">limit_hit<' in html and 'class="st-limit_hit"' in html  # head, sidebar
+    assert 'class="st st-failed"' not in html and 'class="st-failed"' not in html
+    dot = tmp_path / "g.dot"
+    run_cli("graph", "--breaks", str(report), "-o", str(dot), check=True)
+    assert "limit hit" in dot.read_text(encoding="utf-8")

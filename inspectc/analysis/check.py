@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from inspectc.analysis.costs import BreakCost, intended
 from inspectc.analysis.rank_records import KINDS as RECORD_KINDS
 from inspectc.analysis.ranks import RankDifference
-from inspectc.analysis.views import BreakGroup, break_groups
+from inspectc.analysis.views import BreakGroup, break_groups, totals
 from inspectc.errors import UsageError
-from inspectc.model import KIND_DYNAMO, STATUS_FAILED, Frame, Run
+from inspectc.model import KIND_RECOMPILE_LIMIT, Frame, Run
 from inspectc.model.accuracy import CORRUPT as CORRUPT_ACCURACY
 from inspectc.model.accuracy import AccuracyRun, GraphAccuracy, OutputCheck
 
@@ -98,11 +98,13 @@ def check_frames(
     result = CheckResult()
     worst: dict[str, tuple[int, int | None, list[Frame]]] = {}
     for rank, own in by_rank.items():
+        t = totals(own)  # the headline's counts, by the one definition
         counts = {
-            "graph_breaks": sum(len(f.graph_breaks) for f in own),
-            "recompiles": sum(len(f.recompiles) for f in own),
-            "frames": sum(1 for f in own if f.kind == KIND_DYNAMO),  # the headline's frames
-            "failed": sum(1 for f in own if f.status == STATUS_FAILED),
+            "graph_breaks": t.graph_breaks,
+            "recompiles": t.recompiles,
+            "frames": t.frames,
+            "failed": t.failed,
+            "limit_hits": t.limit_hits,  # compile ids refused at the recompile limit: not failed
         }
         if rank is not None and len(by_rank) > 1:
             result.per_rank[rank] = counts
@@ -193,8 +195,13 @@ def check_rank_differences(
 
 
 def run_problems(frames: Sequence[Frame], run: Run) -> list[RunProblem]:
-    """Frames that failed to compile, and a run that did not end well."""
-    out = [RunProblem("failed", frame=f) for f in frames if f.failure is not None]
+    """Frames that failed to compile, and a run that did not end well. A compile id refused at
+    the recompile limit did not fail (its calls ran eagerly; ``--max-recompiles`` gates it)."""
+    out = [
+        RunProblem("failed", frame=f)
+        for f in frames
+        if f.failure is not None and f.kind != KIND_RECOMPILE_LIMIT
+    ]
     if run.end_reason == "running":
         # the report never got its end: killed (SIGKILL, os._exit, a crash) or still running
         out.append(RunProblem("unfinished"))

@@ -20,7 +20,27 @@ from inspectc.model import (
     StackFrame,
 )
 
-__all__ = ["BreakGroup", "Totals", "break_groups", "one_line", "printable", "totals"]
+__all__ = [
+    "LIMIT_HIT",
+    "BreakGroup",
+    "Totals",
+    "break_groups",
+    "one_line",
+    "printable",
+    "shown_status",
+    "totals",
+]
+
+# A compile id refused at the recompile limit: it did not fail to compile (its calls ran
+# eagerly), and the headline counts it apart from the failed frames (``Totals.limit_hits``).
+LIMIT_HIT = "limit_hit"
+
+
+def shown_status(frame: Frame) -> str:
+    """The status every output shows for *frame*: its own, or ``limit_hit`` for a compile id
+    refused at the recompile limit (recorded as failed, with Dynamo's "recompile limit
+    exceeded" as the failure)."""
+    return LIMIT_HIT if frame.kind == KIND_RECOMPILE_LIMIT else frame.status
 
 
 @dataclass(slots=True)

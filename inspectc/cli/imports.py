@@ -74,7 +74,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--fail-on-error",
         action="store_true",
-        help="fail on frames that failed to compile and on a run that ended with an exception",
+        help="fail on frames that failed to compile (a compile id refused at the recompile limit is"
+        " not one: --max-recompiles gates recompiles) and on a run that ended with an exception",
     )
     p.add_argument(
         "--fail-on-rank-differences",

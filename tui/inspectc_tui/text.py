@@ -15,6 +15,7 @@ from rich.text import Text
 from inspectc.analysis import text as report_text
 from inspectc.analysis.resume import Branch, short_function, shown_call_site, shown_function
 from inspectc.analysis.text import Base
+from inspectc.analysis.views import LIMIT_HIT
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -34,6 +35,7 @@ STATUS_STYLE = {
     STATUS_OK: "green",
     STATUS_COMPILING: "magenta",
     STATUS_INTERRUPTED: "magenta",
+    LIMIT_HIT: "bold yellow",
 }
 STATUS_LABEL = {
     STATUS_FAILED: "failed",
@@ -42,6 +44,7 @@ STATUS_LABEL = {
     STATUS_OK: "ok",
     STATUS_COMPILING: "compiling",
     STATUS_INTERRUPTED: "interrupted",
+    LIMIT_HIT: "limit hit",
 }
 
 

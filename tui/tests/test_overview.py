@@ -14,7 +14,7 @@ from inspectc_tui.frame.screen import FrameScreen
 from inspectc_tui.overview.screen import OverviewScreen
 from inspectc_tui.widgets.code_view import CodeView
 from inspectc_tui.widgets.table import VirtualTable
-from pilots import RecordingApp, first_cell, loaded, settle, sync, text_of
+from pilots import RecordingApp, first_cell, loaded, open_frame, settle, sync, text_of
 from reports import write_empty_report
 
 SIZE = (160, 48)
@@ -141,3 +141,21 @@ async def test_a_share_bundle_and_a_rank_directory_open(sin_report: Path, tmp_pa
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, FrameScreen)
+
+
+@sync
+async def test_a_recompile_limit_hit_shows_as_a_limit_hit_not_a_failure() -> None:
+    """The compile id refused at the recompile limit (a report captured on Python 3.12): its
+    row and its frame header say "limit hit", as the terminal, HTML and graph do, and the
+    header's count of failed frames stays 0 (the headline's)."""
+    report = Path(__file__).parents[2] / "tests" / "data" / "py312" / "recompile-limit.inspectc"
+    app = RecordingApp(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        table = app.screen.query_one("#frames", VirtualTable)
+        rows = {cells[0].plain: [c.plain for c in cells] for cells in map(table.cells_for, table.row_keys())}
+        assert "limit hit" in rows["0/4"] and "failed" not in rows["0/4"], rows
+        assert all("ok" in rows[f"0/{i}"] for i in range(4))
+        assert "0 failed" in text_of(app, "#run-header")
+        await open_frame(pilot, "0/4")
+        assert "limit hit" in text_of(app, "#frame-header")

@@ -15,7 +15,7 @@ import graphviz
 
 from inspectc.analysis.breaks import user_message
 from inspectc.analysis.resume import code_first_line
-from inspectc.analysis.views import one_line
+from inspectc.analysis.views import one_line, shown_status
 from inspectc.model import CompileId, Frame, Run
 from inspectc.model.limits import scale
 from inspectc.render.graph.style import (
@@ -187,7 +187,7 @@ def _draw_groups(dot: graphviz.Digraph, groups: list[list[Frame]], run: Run) -> 
 
 
 def _frame_node(dot: graphviz.Digraph, frame: Frame) -> None:
-    details = [frame.status.replace("_", " ")]
+    details = [shown_status(frame).replace("_", " ")]
     if frame.kernel_count:
         details.append(plural(frame.kernel_count, "kernel"))
     if frame.metrics.entire_frame_s is not None:
@@ -201,7 +201,7 @@ def _frame_node(dot: graphviz.Digraph, frame: Frame) -> None:
     dot.node(
         frame_id(frame),
         label=label("<BR/>".join(lines)),
-        fillcolor=STATUS_FILL.get(frame.status, "white"),
+        fillcolor=STATUS_FILL.get(shown_status(frame), "white"),
         tooltip=plain(f"{frame.compile_id} {frame.function or ''}\n{frame.location}"),
     )
 

@@ -19,6 +19,7 @@ import graphviz
 
 from inspectc.analysis.roofline import roofline
 from inspectc.analysis.text import location
+from inspectc.analysis.views import LIMIT_HIT
 from inspectc.model import (
     STATUS_COMPILING,
     STATUS_EMPTY,
@@ -174,6 +175,7 @@ STATUS_FILL = {
     STATUS_EMPTY: "#f0f0f0",
     STATUS_COMPILING: "#fff7bc",
     STATUS_INTERRUPTED: "#fff7bc",
+    LIMIT_HIT: "#fdd0a2",  # a performance problem like a break, not a failure
 }
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from inspectc.analysis.remedies import Remedy, by_break
 from inspectc.analysis.resume import bytecode, shown_function
+from inspectc.analysis.views import shown_status
 from inspectc.errors import InspectcError
 from inspectc.model import CompileId, Frame, Kernel, fxgraph
 from inspectc.render.html import sections as html_sections
@@ -43,7 +44,7 @@ class Articles:
         anchor = frame_anchor(f.compile_id)
         return (
             f"{esc(f.compile_id.label)} {esc(shown_function(f))}"
-            f'<span class="st st-{esc(f.status)}">{esc(f.status)}</span>'
+            f'<span class="st st-{esc(shown_status(f))}">{esc(shown_status(f))}</span>'
             f'<span class="st">{esc(plural(len(f.graph_breaks), "break"))} · {esc(plural(f.kernel_count, "kernel"))}</span>'
             f'<a class="permalink" href="#{esc(anchor)}" title="link to this frame">#</a>'
         )

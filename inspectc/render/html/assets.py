@@ -60,7 +60,7 @@ details { margin: .3rem 0; } summary { cursor: pointer; color: var(--muted); }
 details.article { border: 1px solid var(--line); border-radius: 8px; margin: .5rem 0; padding: 0 .8rem; }
 details.article > summary { padding: .5rem 0; color: var(--fg); font-weight: 600; }
 details.article > summary .st { font-weight: 400; color: var(--muted); margin-left: .5rem; }
-.st-failed { color: var(--bad) !important; } .st-graph_break { color: var(--warn) !important; }
+.st-failed { color: var(--bad) !important; } .st-graph_break, .st-limit_hit { color: var(--warn) !important; }
 .permalink { margin-left: .4rem; color: var(--muted); font-weight: 400; }
 .fusion { overflow: auto; max-height: 80vh; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
 .fusion svg { max-width: none; }

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from inspectc.analysis.resume import shown_function
 from inspectc.analysis.text import location
+from inspectc.analysis.views import shown_status
 from inspectc.model import Frame, Kernel, Run
 from inspectc.render.html import sections as html_sections
 from inspectc.render.html.articles import Articles
@@ -243,7 +244,7 @@ def _sidebar(page: Page, frames: list[Frame], kernels: list[Kernel]) -> str:
         for s in page.sections
     )
     frame_links = "".join(
-        f'<li><a href="#{esc(frame_anchor(f.compile_id))}" class="st-{esc(f.status)}">'
+        f'<li><a href="#{esc(frame_anchor(f.compile_id))}" class="st-{esc(shown_status(f))}">'
         f"{esc(f.compile_id.label)} {esc(shown_function(f))}</a></li>"
         for f in frames[:2000]
     )
@@ -289,7 +290,7 @@ def _entries(
         yield {
             "k": "frame",
             "t": f"{f.compile_id.label} {shown_function(f)}",
-            "d": f"{cell}{f.filename or ''}:{f.line} {f.status}",
+            "d": f"{cell}{f.filename or ''}:{f.line} {shown_status(f)}",
             "a": frame_anchor(f.compile_id),
         }
     for s in page.sections:

@@ -11,6 +11,7 @@ from inspectc.analysis import breaks
 from inspectc.analysis.remedies import Remedy, can_suggest
 from inspectc.analysis.resume import BYTECODE_NOTE, Bytecode, created_by, shown_function
 from inspectc.analysis.text import location as short_location
+from inspectc.analysis.views import shown_status
 from inspectc.model import GRAPH_KINDS, PHASE_SECONDS, Frame, GraphBreak, Kernel, Run
 from inspectc.render.sections import (
     CODE,
@@ -53,7 +54,7 @@ def facts(frame: Frame, run: Run) -> Section:
     ]
     if frame.call_site is not None and frame.call_site.filename:
         rows.append(("called at", short_location(frame.call_site.filename, frame.call_site.line, run)))
-    rows += [("status", frame.status)]
+    rows += [("status", shown_status(frame))]
     if frame.failure is not None:
         rows.append(("failure", failure_text(frame.failure)))
     rows += [

@@ -9,6 +9,7 @@ from inspectc.analysis.resume import shown_call_site, shown_function
 from inspectc.analysis.roofline import launch_reads, roofline
 from inspectc.analysis.text import Base, counted, cut_middle
 from inspectc.analysis.text import location as short_location
+from inspectc.analysis.views import shown_status
 from inspectc.model import Frame, KernelTime
 from inspectc.render.roofline import bench_cells, method_lines
 from inspectc.render.sections import CODE, Column, Line, Section, Span, Table, line
@@ -131,7 +132,7 @@ def frames_table(frames: Sequence[Frame], base: Base, *, limit: int = MAX_FRAMES
                 line(Span(f.compile_id.label, link="#" + frame_anchor(f.compile_id))),
                 line(cut_middle(shown_function(f), 44)),
                 line(frame_where(f, base)),
-                line(f.status),
+                line(shown_status(f)),
                 line(str(len(f.graph_breaks))),
                 line(str(f.kernel_count)),
                 line("-" if seconds is None else f"{seconds:.1f}s"),

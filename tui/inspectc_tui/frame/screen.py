@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
 from inspectc.analysis.breaks import distinct_breaks, stack_values
 from inspectc.analysis.resume import resumed_function
+from inspectc.analysis.views import shown_status
 from inspectc.model import Frame
 from inspectc.render.sections.breaks import failure_text
 from inspectc.render.words import stack_value
@@ -62,7 +63,7 @@ def frame_header(frame: Frame, data: ReportData) -> Text:
         out.append("  ")
         out.append_text(literal(called, "cyan"))
     out.append("  ")
-    out.append_text(status_text(frame.status))
+    out.append_text(status_text(shown_status(frame)))
     details = [
         f"{frame.kernel_count} kernel{'' if frame.kernel_count == 1 else 's'}",
         f"compiled in {seconds(frame.metrics.entire_frame_s)}",

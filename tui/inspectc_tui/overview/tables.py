@@ -13,7 +13,7 @@ from inspectc.analysis.breaks import title_and_explanation
 from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import Branch
 from inspectc.analysis.text import Base
-from inspectc.analysis.views import BreakGroup
+from inspectc.analysis.views import BreakGroup, shown_status
 from inspectc.model import Frame
 from inspectc.render.timefmt import NOISY, column_unit, typical
 from inspectc.render.words import time_text
@@ -47,7 +47,7 @@ class FramesTable(VirtualTable):
                 min_width=18,
                 cut="middle",
             ),
-            Column("status", Text("Status"), sort_key=lambda f: f.status),
+            Column("status", Text("Status"), sort_key=shown_status),
             Column("breaks", right("Breaks"), sort_key=lambda f: -len(f.graph_breaks)),
             Column("recompiles", right("Recomp"), sort_key=lambda f: -len(f.recompiles)),
             Column("kernels", right("Kernels"), sort_key=lambda f: -f.kernel_count),
@@ -72,7 +72,7 @@ class FramesTable(VirtualTable):
         return [
             Text(frame.compile_id.label, style="bold"),
             literal(function_name(frame, branch)),
-            status_text(frame.status),
+            status_text(shown_status(frame)),
             _count(len(frame.graph_breaks), "yellow"),
             _count(len(frame.recompiles), "magenta"),
             _count(frame.kernel_count, ""),
