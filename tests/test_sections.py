@@ -166,3 +166,29 @@ def test_paths_are_relative_to_the_runs_folder_in_every_output(tmp_path: Path) -
     summary = json.loads(out["_export"])["summary"]
     breaks = next(s for s in summary["sections"] if s["key"] == "breaks")
     assert breaks["items"][0]["paths"][0]["path"] == str(script)
+
+
+def test_a_data_dependent_symbol_is_named_as_one_in_both_shape_sections() -> None:
+    """An unbacked symbol (``.item()``, ``nonzero``) has no source: the run's section and the
+    frame's say ``u0 (data-dependent)``, never ``u0=None``; a backed one keeps its source."""
+    from inspectc.model import CompileId, Frame, Run
+    from inspectc.model.extras import Symbol, SymbolicShapes
+    from inspectc.render.sections import text_of
+    from inspectc.render.sections.extras import symbolic_shapes
+    from inspectc.render.sections.frame import extras
+
+    shapes = SymbolicShapes(
+        symbols=(
+            Symbol(symbol="s77", source="L['x'].size()[0]", value="8"),
+            Symbol(symbol="u0", unbacked=True, filename="/w/t.py", line=9),
+        )
+    )
+    frame = Frame(
+        compile_id=CompileId.parse("0/0"), filename="/w/t.py", line=4, function="f", symbolic_shapes=shapes
+    )
+    run_section = symbolic_shapes([frame], Run())
+    frame_section = extras(frame, Run())
+    assert run_section is not None and frame_section is not None
+    for section in (run_section, frame_section):
+        text = text_of(section.items[-1].line)
+        assert "s77=L['x'].size()[0], u0 (data-dependent)" in text and "None" not in text, text

@@ -10,6 +10,7 @@ from inspectc.analysis.costs import BreakCost
 from inspectc.analysis.resume import short_function, shown_function
 from inspectc.model import Frame, GraphBreak, KernelTime
 from inspectc.model.costs import WAITS_ON_HOST, EagerFrame
+from inspectc.model.extras import Symbol
 from inspectc.render.timefmt import column_unit
 
 
@@ -63,6 +64,14 @@ def no_graph_reason(frame: Frame, where: str | None = None) -> str:
             " only the guards that let it skip the frame next time were recorded."
         )
     return "No FX graph was recorded for this frame."
+
+
+def symbol_text(x: Symbol) -> str:
+    """``s77=L['x'].size()[0]``; a symbol with no source (an unbacked one: ``.item()``,
+    ``nonzero``) says so, ``u0 (data-dependent)``, instead of ``u0=None``."""
+    if x.source:
+        return f"{x.symbol}={x.source}"
+    return f"{x.symbol} (data-dependent)" if x.unbacked else x.symbol
 
 
 def time_text(us: float) -> str:

@@ -17,6 +17,7 @@ from inspectc.render import programs
 from inspectc.render.sections import CODE, WARNING, Item, Line, Section, Span, line, plural
 from inspectc.render.sections.anchors import frame_anchor
 from inspectc.render.sections.breaks import frame_id
+from inspectc.render.words import symbol_text
 
 MAX_OPS = 12
 MAX_FRAMES = 8
@@ -103,7 +104,7 @@ def symbolic_shapes(frames: Sequence[Frame], run: Run) -> Section | None:
         # a restarted analysis (attempt 1) emits the same symbols and guards again: show once
         symbols = _unique(s.symbols)
         guards = _unique(s.guards)
-        names = ", ".join(f"{x.symbol}={x.source}" for x in symbols[:3])
+        names = ", ".join(symbol_text(x) for x in symbols[:3])
         more = f" (+{len(symbols) - 3})" if len(symbols) > 3 else ""
         notes = []
         for g in guards[:3]:

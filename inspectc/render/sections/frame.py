@@ -31,7 +31,7 @@ from inspectc.render.sections import (
 from inspectc.render.sections.anchors import KernelAnchors, frame_anchor
 from inspectc.render.sections.breaks import failure_text, frame_name, place
 from inspectc.render.timefmt import column_unit, noise_text, typical
-from inspectc.render.words import consequence, no_graph_reason
+from inspectc.render.words import consequence, no_graph_reason, symbol_text
 
 GraphText = Callable[[str], str | None]  # graph kind -> its text (read lazily)
 MAX_GUARDS = 2_000
@@ -347,7 +347,7 @@ def extras(frame: Frame, run: Run) -> Section | None:
         items.append(Item(line(Span("CUDA graphs", STRONG), f" recorded ×{frame.cudagraphs.recorded}")))
     s = frame.symbolic_shapes
     if s is not None:
-        names = ", ".join(f"{x.symbol}={x.source}" for x in s.symbols)
+        names = ", ".join(symbol_text(x) for x in s.symbols)
         guards_ = [
             line(g.expr, "  ", place(g.filename, g.line, run) if g.filename else "") for g in s.guards[:20]
         ]
