@@ -213,3 +213,20 @@ def test_dynamic_sources_remedy_names_a_source_torch_matches() -> None:
     for value, source in zip(changes, ("L['args'][0]", "L['x']"), strict=True):
         with torch.compiler.config.patch(dynamic_sources=value):
             assert is_dynamic_source(source), (value, source)
+
+
+def test_a_size_mismatch_behind_a_grad_mode_change_is_still_remedied() -> None:
+    """Real torch 2.13 reasons (``tests/data/reasons``, make_samples.py's ``global_state``): the
+    newest cache entry failed on grad mode (compiled under no_grad), an older one on the call's
+    size. The remedy reads every entry's failed guard, not only the newest."""
+    from inspectc.analysis.remedies import remedies
+    from inspectc.model import CompileId, Frame
+    from inspectc.trace.payloads.breaks import parse_recompile_reasons
+
+    payload = (Path(__file__).parent / "data" / "reasons" / "2.13.0-cpu-global_state-0_3.txt").read_text()
+    rec = parse_recompile_reasons(payload)
+    assert rec is not None and rec.text.startswith("0/2: GLOBAL_STATE changed")  # torch's newest
+    assert any("size mismatch" in f.text for f in rec.failed[1:])
+    frame = Frame(compile_id=CompileId.parse("0/3"), recompiles=(rec,))
+    changes = [r.change for r in remedies([frame]) if r.change is not None]
+    assert [(c.key, ast.literal_eval(c.value)) for c in changes] == [("compiler.dynamic_sources", "L['x']")]

@@ -208,7 +208,10 @@ def _recompile_configs(frames: list[Frame]) -> list[tuple[ConfigChange, str, str
     limit_hit: list[CompileId] = []
     for frame in frames:
         for rec in frame.recompiles:
-            for source, _index in _SIZE_MISMATCH.findall(rec.text):
+            # every cache entry's failed guard: when the newest entry was compiled under another
+            # grad mode ("GLOBAL_STATE changed"), an older one's size mismatch is the call's
+            texts = "\n".join(f.text for f in rec.failed_guards)
+            for source, _index in _SIZE_MISMATCH.findall(texts):
                 ids = sources.setdefault(_source_expr(source), [])
                 cid = frame.compile_id.without_rank()  # the same compile on every rank counts once
                 if cid not in ids:  # one recompile can list a guard per cache entry

@@ -90,6 +90,12 @@ SCENARIOS = {
         "f(torch.randn(8, device=dev), 2); f(torch.randn(16, device=dev), 2); f(torch.randn(16, device=dev), 3)\n"
         "f(torch.randn(8, device=dev, dtype=torch.float64), 3)"
     ),
+    "global_state": (  # the newest entry fails on grad mode, an older one on the call's size
+        "f = torch.compile(lambda x: x.sin() * 2, dynamic=False, backend='eager')\n"
+        "f(torch.randn(4, device=dev)); f(torch.randn(4, device=dev).double())\n"
+        "with torch.no_grad():\n    f(torch.randn(4, device=dev))\n"
+        "f(torch.randn(6, device=dev))"
+    ),
 }
 
 PAYLOADS = {
