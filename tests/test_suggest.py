@@ -230,3 +230,22 @@ def test_a_size_mismatch_behind_a_grad_mode_change_is_still_remedied() -> None:
     frame = Frame(compile_id=CompileId.parse("0/3"), recompiles=(rec,))
     changes = [r.change for r in remedies([frame]) if r.change is not None]
     assert [(c.key, ast.literal_eval(c.value)) for c in changes] == [("compiler.dynamic_sources", "L['x']")]
+
+
+def test_a_change_that_helps_but_changes_the_output_says_so() -> None:
+    """Fewer breaks with the same exit is "helps"; when the script then prints something else
+    (and does not vary by itself) the verdict says to check the output before keeping it."""
+    from inspectc.cli.suggest import Trial, _verdict
+
+    def trial(stdout: str, *, noisy: bool = False, exit_code: int = 0) -> Trial:
+        return Trial("t", Path("r.inspectc"), exit_code, stdout, 1.0, noisy=noisy)
+
+    python = "torch._dynamo.config.capture_scalar_outputs = True"
+    same = _verdict(trial("loss 1.0\n"), trial("loss 1.0\n"), True, python)
+    assert same.startswith("helps; to keep it") and python in same
+    changed = _verdict(trial("loss 1.0\n"), trial("loss 2.0\n"), True, python)
+    assert changed.startswith("helps, but the script's output changed") and python in changed
+    noisy = _verdict(trial("t=1\n", noisy=True), trial("t=2\n"), True, python)  # varies by itself
+    assert noisy.startswith("helps; to keep it")
+    assert _verdict(trial(""), trial(""), False, python).startswith("does not help here")
+    assert _verdict(trial(""), trial("", exit_code=1), True, python).startswith("does not help here")

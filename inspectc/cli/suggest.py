@@ -290,11 +290,19 @@ def _print_trial(remedy: Remedy, base: Trial, trial: Trial) -> None:
         tty.out(f"  exit code changed: {base.exit_code} -> {trial.exit_code}")
     tty.out("  output: " + _output_verdict(base, trial))
     better = len(gone) > len(new) or trial.recompiles < base.recompiles
-    if better and trial.exit_code == base.exit_code:
-        tty.out(f"  verdict: helps; to keep it, add before torch.compile runs:\n    {remedy.change.python}")
-    else:
-        tty.out("  verdict: does not help here (no break or recompile fewer): leave it out")
+    tty.out("  verdict: " + _verdict(base, trial, better, remedy.change.python))
     tty.out(f"  compare: inspectc diff {base.report} {trial.report}")
+
+
+def _verdict(base: Trial, trial: Trial, better: bool, python: str) -> str:
+    """Helps (fewer breaks or recompiles, the same exit), said with a warning when the change
+    also changed what the script printed (and the script does not vary by itself)."""
+    if not better or trial.exit_code != base.exit_code:
+        return "does not help here (no break or recompile fewer): leave it out"
+    keep = f"to keep it, add before torch.compile runs:\n    {python}"
+    if base.stdout != trial.stdout and not base.noisy:
+        return f"helps, but the script's output changed (above): check it before keeping it; {keep}"
+    return f"helps; {keep}"
 
 
 def _ms(us: float) -> str:
