@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from inspectc.model import CompileId, StackFrame
 from inspectc.trace.payloads.breaks import parse_break, parse_recompile_reasons
@@ -572,3 +573,22 @@ def test_parsers_never_raise_on_odd_input() -> None:
         split_output_code(sample)
 
     check()
+
+
+def test_a_record_nested_too_deeply_is_skipped_alone(traces: Path, tmp_path: Path) -> None:
+    """A stranger's log with one record nested past Python's recursion limit: that record is a
+    problem line like any malformed one, and the records around it are read (`inspectc import`
+    used to refuse the whole log on it)."""
+    text = (traces / "comp_failure.log").read_text()
+    deep = 'V1206 15:20:13.000000 1 x.py:1] {"dynamo_start": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    lines = text.split("\n")
+    lines.insert(2, deep)
+    errors: list[tuple[int, str]] = []
+    records = list(iter_records(lines, on_error=lambda n, m: errors.append((n, m))))
+    assert errors == [(3, "bad metadata JSON: nested too deeply to read")]
+    assert len(records) == len(parse_file(traces / "comp_failure.log")[0])
+    log = tmp_path / "deep.log"
+    log.write_text("\n".join(lines))
+    proc = run_cli("import", str(log), "-o", str(tmp_path / "deep.inspectc"))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "1 problem line" in proc.stderr and "nested too deeply" in proc.stderr, proc.stderr

@@ -247,6 +247,9 @@ def _parse_header(
     except ValueError as error:
         report(line_no, f"bad metadata JSON: {error}")
         return None
+    except RecursionError:  # one record nested past the interpreter's depth: only it is lost
+        report(line_no, "bad metadata JSON: nested too deeply to read")
+        return None
     if not isinstance(metadata, dict):
         report(line_no, "metadata is not a JSON object")
         return None
